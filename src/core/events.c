@@ -1,0 +1,26 @@
+/* Events sink dispatch: tolerate a NULL sink or NULL callbacks. */
+#include "config.h"
+
+#include "events.h"
+#include "xalloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+void pw_events_log(const pw_events *ev, pw_log_level level, const char *fmt, ...)
+{
+	if (!ev || !ev->log)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	ev->log(ev->ud, level, msg);
+	free(msg);
+}
+
+void pw_events_progress(const pw_events *ev, const pw_progress *p)
+{
+	if (ev && ev->progress)
+		ev->progress(ev->ud, p);
+}

@@ -1,0 +1,3 @@
+/* placeholder: being written */
+#include "config.h"
+#include "settings.h"
