@@ -1,1 +1,382 @@
+/* CLI plumbing: global options, command table, preparation, error reporting. */
 #include "config.h"
+
+#include "cli/cli.h"
+
+#include "i18n.h"
+#include "paths.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const pw_cmd *const commands[] = {
+	&pw_cmd_history,
+	&pw_cmd_paths,
+	&pw_cmd_tui,
+};
+
+enum {
+	OPT_BOX_ROOT = 0x100,
+	OPT_ROOT,
+	OPT_MODE,
+	OPT_JSON,
+	OPT_TIMEOUT,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+/* Global options, accepted before or after the command word. */
+static const struct option global_longopts[] = {
+	{ "box-root", required_argument, NULL, OPT_BOX_ROOT },
+	{ "workspace", required_argument, NULL, 'C' },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+};
+#define GLOBAL_SHORTOPTS "C:yqvh"
+#define GLOBAL_COUNT (sizeof global_longopts / sizeof global_longopts[0])
+
+const pw_cmd *pw_cli_find(const char *name)
+{
+	for (size_t i = 0; i < pw_cli_command_count(); i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+size_t pw_cli_command_count(void)
+{
+	return sizeof commands / sizeof commands[0];
+}
+
+const pw_cmd *pw_cli_command(size_t i)
+{
+	return i < pw_cli_command_count() ? commands[i] : NULL;
+}
+
+const char *pw_mode_name(pw_mode m)
+{
+	switch (m) {
+	case PW_MODE_READ_ONLY: return "read-only";
+	case PW_MODE_WORKSPACE_WRITE: return "workspace-write";
+	case PW_MODE_FULL_ACCESS: return "full-access";
+	}
+	return "read-only";
+}
+
+static bool parse_mode(const char *s, pw_mode *out)
+{
+	static const pw_mode all[] = { PW_MODE_READ_ONLY, PW_MODE_WORKSPACE_WRITE, PW_MODE_FULL_ACCESS };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(s, pw_mode_name(all[i])) == 0) {
+			*out = all[i];
+			return true;
+		}
+	return false;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 7 * 86400.0)
+		return false;
+	*out = v;
+	return true;
+}
+
+void pw_cli_usage_error(const pw_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", cli->prog, msg);
+	fprintf(stderr, _("Try '%s --help' for more information.\n"), cli->prog);
+	free(msg);
+}
+
+static void print_version(void)
+{
+	printf("pyward %s\n", PACKAGE_VERSION);
+}
+
+/* Apply one global option; returns 0, -1 on a usage error, or 1 when the
+ * program should stop successfully (help, version already printed). */
+static int apply_global(pw_cli *cli, int code, const char *arg)
+{
+	switch (code) {
+	case OPT_BOX_ROOT: cli->box_root_opt = arg; return 0;
+	case 'C': cli->workspace_opt = arg; return 0;
+	case OPT_ROOT:
+		cli->roots = xrealloc(cli->roots, (cli->root_count + 1) * sizeof *cli->roots);
+		cli->roots[cli->root_count++] = arg;
+		return 0;
+	case OPT_MODE:
+		if (!parse_mode(arg, &cli->mode)) {
+			pw_cli_usage_error(cli, _("unknown mode '%s' (use read-only, workspace-write or full-access)"), arg);
+			return -1;
+		}
+		cli->mode_given = true;
+		return 0;
+	case OPT_JSON: cli->json = true; return 0;
+	case OPT_TIMEOUT:
+		if (!parse_seconds(arg, &cli->timeout)) {
+			pw_cli_usage_error(cli, _("--timeout needs a positive number of seconds, not '%s'"), arg);
+			return -1;
+		}
+		return 0;
+	case 'y': cli->yes = true; return 0;
+	case 'q': cli->verbosity = -1; return 0;
+	case 'v': cli->verbosity++; return 0;
+	case 'h': pw_cli_print_help(cli, stdout); return 1;
+	case OPT_VERSION: print_version(); return 1;
+	}
+	return -1;
+}
+
+static void report_getopt_error(pw_cli *cli, int argc, char **argv)
+{
+	const char *bad = (optind > 0 && optind <= argc) ? argv[optind - 1] : "?";
+	if (optopt && optopt < 0x100 && bad[0] == '-' && bad[1] != '-')
+		pw_cli_usage_error(cli, _("unknown or incomplete option '-%c'"), optopt);
+	else
+		pw_cli_usage_error(cli, _("unknown or incomplete option '%s'"), bad);
+}
+
+int pw_cli_parse_globals(pw_cli *cli, int argc, char **argv)
+{
+	optind = 0;
+	opterr = 0;
+	struct option *opts = xcalloc(GLOBAL_COUNT + 1, sizeof *opts);
+	memcpy(opts, global_longopts, sizeof global_longopts);
+	int c, rc = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, "+" GLOBAL_SHORTOPTS, opts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			report_getopt_error(cli, argc, argv);
+			rc = -1;
+		} else {
+			rc = apply_global(cli, c, optarg);
+		}
+	}
+	free(opts);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return -2;
+	return optind;
+}
+
+static struct option *merge_options(const struct option *cmd, size_t *count)
+{
+	size_t n = 0;
+	while (cmd && cmd[n].name)
+		n++;
+	struct option *all = xcalloc(GLOBAL_COUNT + n + 1, sizeof *all);
+	memcpy(all, global_longopts, sizeof global_longopts);
+	if (n)
+		memcpy(all + GLOBAL_COUNT, cmd, n * sizeof *cmd);
+	*count = GLOBAL_COUNT + n;
+	return all;
+}
+
+static bool is_global_code(int c)
+{
+	return (c >= OPT_BOX_ROOT && c <= OPT_VERSION) || (c > 0 && c < 0x100 && strchr(GLOBAL_SHORTOPTS, c) != NULL);
+}
+
+int pw_cli_parse_command(pw_cli *cli, const pw_cmd *cmd, int argc, char **argv,
+			 const char *shortopts, const struct option *longopts,
+			 int (*handle)(int code, const char *arg, void *ud), void *ud)
+{
+	size_t n;
+	struct option *all = merge_options(longopts, &n);
+	char *shorts = xasprintf("%s%s", GLOBAL_SHORTOPTS, shortopts ? shortopts : "");
+	optind = 0;
+	opterr = 0;
+	int c, rc = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, shorts, all, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			report_getopt_error(cli, argc, argv);
+			rc = -1;
+		} else if (c == 'h') {
+			pw_cli_print_command_help(cli, cmd, stdout);
+			rc = -2;
+		} else if (is_global_code(c)) {
+			rc = apply_global(cli, c, optarg);
+			if (rc > 0)
+				rc = -2;
+		} else if (handle(c, optarg, ud) != 0) {
+			rc = -1;
+		}
+	}
+	free(all);
+	free(shorts);
+	return rc < 0 ? rc : optind;
+}
+
+static pw_err *load_settings(pw_cli *cli)
+{
+	cli->settings = pw_settings_new();
+	cli->system_config = xstrdup(pw_paths_system_config());
+	pw_err *e = pw_settings_load_file(cli->settings, cli->system_config, NULL);
+	if (e)
+		return e;
+	cli->user_config = pw_paths_user_config();
+	if (cli->user_config)
+		e = pw_settings_load_file(cli->settings, cli->user_config, NULL);
+	return e;
+}
+
+/* box_root from the system file beats the user file: the box is shared. */
+static pw_err *resolve_box_root(pw_cli *cli)
+{
+	pw_settings *sys = pw_settings_new();
+	pw_settings *usr = pw_settings_new();
+	pw_err *e = pw_settings_load_file(sys, cli->system_config, NULL);
+	if (!e && cli->user_config)
+		e = pw_settings_load_file(usr, cli->user_config, NULL);
+	if (!e) {
+		const char *home_env = getenv("PYWARD_HOME");
+		pw_paths_input in = {
+			.cli_box_root = cli->box_root_opt,
+			.env_home = home_env,
+			.system_conf = sys,
+			.user_conf = usr,
+			.uid = getuid(),
+			.xdg_data_home = getenv("XDG_DATA_HOME"),
+			.home = getenv("HOME"),
+		};
+		e = pw_paths_box_root(&in, &cli->box_root, &cli->box_root_source);
+	}
+	pw_settings_free(&sys);
+	pw_settings_free(&usr);
+	return e;
+}
+
+static pw_err *resolve_workspace(pw_cli *cli)
+{
+	const char *ws = cli->workspace_opt ? cli->workspace_opt : ".";
+	char *real = realpath(ws, NULL);
+	if (!real)
+		return pw_err_errno(PW_ERR_USAGE, errno, _("pass an existing directory with -C DIR"),
+				    _("workspace '%s'"), ws);
+	cli->workspace = real;
+	cli->guard = pw_guard_new();
+	pw_err *e = pw_guard_add_root(cli->guard, real);
+	for (size_t i = 0; !e && i < cli->root_count; i++)
+		e = pw_guard_add_root(cli->guard, cli->roots[i]);
+	return e ? pw_err_prefix(e, _("allowed roots")) : NULL;
+}
+
+static pw_err *apply_mode_setting(pw_cli *cli)
+{
+	const char *m = pw_settings_get(cli->settings, "mode");
+	if (cli->mode_given || !m)
+		return NULL;
+	if (!parse_mode(m, &cli->mode))
+		return pw_err_new(PW_ERR_USAGE, NULL, _("%s: unknown mode '%s'"),
+				  pw_settings_origin(cli->settings, "mode"), m);
+	return NULL;
+}
+
+pw_err *pw_cli_prepare(pw_cli *cli)
+{
+	if (cli->box_root)
+		return NULL;
+	pw_err *e = load_settings(cli);
+	if (!e)
+		e = apply_mode_setting(cli);
+	if (!e)
+		e = resolve_box_root(cli);
+	if (!e)
+		e = resolve_workspace(cli);
+	return e;
+}
+
+pw_err *pw_cli_require_write(const pw_cli *cli, const char *what)
+{
+	if (cli->mode != PW_MODE_READ_ONLY)
+		return NULL;
+	return pw_err_new(PW_ERR_REFUSED, _("run again with --mode workspace-write"),
+			  _("%s is a change, and the mode is read-only"), what);
+}
+
+int pw_cli_report(const pw_cli *cli, const pw_err *e)
+{
+	if (!e)
+		return 0;
+	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_err_message(e));
+	if (pw_err_hint(e))
+		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_err_hint(e));
+	if (cli->json) {
+		json_t *j = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error",
+				      "code", pw_err_code_name(pw_err_code(e)),
+				      "message", pw_err_message(e),
+				      "hint", pw_err_hint(e),
+				      "exit_status", pw_err_exit_status(e));
+		if (j) {
+			json_dumpf(j, stdout, JSON_INDENT(2));
+			fputc('\n', stdout);
+			json_decref(j);
+		}
+	}
+	return pw_err_exit_status(e);
+}
+
+void pw_cli_print_help(const pw_cli *cli, FILE *out)
+{
+	fprintf(out, _("Usage: %s [GLOBAL OPTIONS] COMMAND [ARGS]\n"), cli->prog);
+	fputs(_("A safe, auditable installer and environment manager for Python.\n\n"), out);
+	fputs(_("Commands:\n"), out);
+	for (size_t i = 0; i < pw_cli_command_count(); i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->summary));
+	fprintf(out, "  %-10s %s\n", "help", _("show help for a command"));
+	fputs(_("\nGlobal options:\n"
+		"  --box-root DIR     where the shared runtime and catalog live\n"
+		"  -C, --workspace DIR  the workspace (default: the current directory)\n"
+		"  --root DIR         allow another directory besides the workspace (repeatable)\n"
+		"  --mode MODE        read-only, workspace-write (default) or full-access\n"
+		"  --json             machine-readable output\n"
+		"  --timeout SECONDS  time budget for the operation\n"
+		"  -y, --yes          consent to what the command would ask\n"
+		"  -q, --quiet        say less\n"
+		"  -v, --verbose      say more\n"
+		"  -h, --help         show this help\n"
+		"  --version          show the version\n"), out);
+	fputs(_("\nWith no command on a terminal, the full-screen interface starts.\n"
+		"Exit status: 0 ok, 1 failed, 2 usage, 3 refused, 4 time budget, 130 interrupted.\n"
+		"See pyward(1) for details.\n"), out);
+}
+
+void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out)
+{
+	fprintf(out, _("Usage: %s %s %s\n"), cli->prog, cmd->name, _(cmd->usage));
+	fprintf(out, "%s\n", _(cmd->summary));
+	fputs(_("Global options are accepted too; see 'pyward --help'.\n"), out);
+}
+
+void pw_cli_free(pw_cli *cli)
+{
+	free(cli->roots);
+	pw_settings_free(&cli->settings);
+	free(cli->box_root);
+	free(cli->workspace);
+	pw_guard_free(&cli->guard);
+	free(cli->system_config);
+	free(cli->user_config);
+	free(cli->cmdline);
+}

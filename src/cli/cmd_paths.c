@@ -1,1 +1,84 @@
+/* pyward paths: where things live for this invocation, and why. */
 #include "config.h"
+
+#include "cli/cli.h"
+#include "cli/render.h"
+
+#include "i18n.h"
+#include "paths.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static int no_options(int code, const char *arg, void *ud)
+{
+	(void)code, (void)arg, (void)ud;
+	return 2;
+}
+
+static json_t *paths_json(const pw_cli *cli, const char *catalog)
+{
+	json_t *roots = json_array();
+	for (size_t i = 0; i < pw_guard_root_count(cli->guard); i++)
+		json_array_append_new(roots, pw_render_json_str(pw_guard_root(cli->guard, i)));
+	return json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:s}",
+			 "box_root", pw_render_json_str(cli->box_root),
+			 "box_root_source", cli->box_root_source,
+			 "catalog", pw_render_json_str(catalog),
+			 "workspace", pw_render_json_str(cli->workspace),
+			 "roots", roots,
+			 "system_config", pw_render_json_str(cli->system_config),
+			 "user_config", pw_render_json_str(cli->user_config),
+			 "mode", pw_mode_name(cli->mode));
+}
+
+static void paths_text(const pw_cli *cli, const char *catalog)
+{
+	printf(_("box root:      %s (from %s)\n"), cli->box_root, cli->box_root_source);
+	printf(_("catalog:       %s%s\n"), catalog,
+	       access(catalog, F_OK) == 0 ? "" : _(" (not created yet)"));
+	printf(_("workspace:     %s\n"), cli->workspace);
+	for (size_t i = 1; i < pw_guard_root_count(cli->guard); i++)
+		printf(_("extra root:    %s\n"), pw_guard_root(cli->guard, i));
+	printf(_("system config: %s%s\n"), cli->system_config,
+	       access(cli->system_config, F_OK) == 0 ? "" : _(" (absent)"));
+	if (cli->user_config)
+		printf(_("user config:   %s%s\n"), cli->user_config,
+		       access(cli->user_config, F_OK) == 0 ? "" : _(" (absent)"));
+	printf(_("mode:          %s\n"), pw_mode_name(cli->mode));
+}
+
+static int run_paths(pw_cli *cli, int argc, char **argv)
+{
+	int first = pw_cli_parse_command(cli, &pw_cmd_paths, argc, argv, "", NULL, no_options, NULL);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first < argc) {
+		pw_cli_usage_error(cli, _("'paths' takes no arguments"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e) {
+		int rc = pw_cli_report(cli, e);
+		pw_err_free(e);
+		return rc;
+	}
+	char *catalog = pw_paths_catalog(cli->box_root);
+	int rc = 0;
+	if (cli->json)
+		rc = pw_render_json(stdout, paths_json(cli, catalog));
+	else
+		paths_text(cli, catalog);
+	free(catalog);
+	return rc;
+}
+
+const pw_cmd pw_cmd_paths = {
+	.name = "paths",
+	.summary = N_("show the box root, catalog, workspace and settings files in use"),
+	.usage = N_("[--json]"),
+	.run = run_paths,
+};

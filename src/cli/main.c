@@ -1,2 +1,112 @@
+/* pyward: entry point. Parse the global options, then hand over to a command. */
 #include "config.h"
-int main(void){return 0;}
+
+#include "cli/cli.h"
+#include "cli/render.h"
+#include "tui/tui.h"
+
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int run_help(pw_cli *cli, int argc, char **argv)
+{
+	if (argc < 2) {
+		pw_cli_print_help(cli, stdout);
+		return 0;
+	}
+	const pw_cmd *cmd = pw_cli_find(argv[1]);
+	if (!cmd) {
+		pw_cli_usage_error(cli, _("no such command '%s'"), argv[1]);
+		return PW_EXIT_USAGE;
+	}
+	pw_cli_print_command_help(cli, cmd, stdout);
+	return 0;
+}
+
+static int start_tui(pw_cli *cli)
+{
+	const char *why = NULL;
+	if (!pw_tui_terminal_ok(&why)) {
+		fprintf(stderr, _("%s: cannot start the full-screen interface: %s.\n"), cli->prog, why);
+		fprintf(stderr, _("%s: use the command line instead: '%s --help' lists the commands.\n"),
+			cli->prog, cli->prog);
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e) {
+		int rc = pw_cli_report(cli, e);
+		pw_err_free(e);
+		return rc;
+	}
+	pw_tui_opts o = {
+		.box_root = cli->box_root,
+		.workspace = cli->workspace,
+		.mode = pw_mode_name(cli->mode),
+		.ascii = getenv("PYWARD_ASCII") != NULL,
+	};
+	return pw_tui_run(&o);
+}
+
+static int run_tui(pw_cli *cli, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return start_tui(cli);
+}
+
+const pw_cmd pw_cmd_tui = {
+	.name = "tui",
+	.summary = N_("start the full-screen interface (the default on a terminal)"),
+	.usage = "",
+	.run = run_tui,
+};
+
+static int no_command(pw_cli *cli)
+{
+	if (isatty(STDOUT_FILENO))
+		return start_tui(cli);
+	fprintf(stderr, _("Usage: %s [GLOBAL OPTIONS] COMMAND [ARGS]\n"), cli->prog);
+	fprintf(stderr, _("No command given and output is not a terminal; '%s --help' lists the commands.\n"),
+		cli->prog);
+	return PW_EXIT_USAGE;
+}
+
+static int dispatch(pw_cli *cli, int argc, char **argv)
+{
+	int first = pw_cli_parse_globals(cli, argc, argv);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first >= argc)
+		return no_command(cli);
+	const char *name = argv[first];
+	if (strcmp(name, "help") == 0)
+		return run_help(cli, argc - first, argv + first);
+	const pw_cmd *cmd = pw_cli_find(name);
+	if (!cmd) {
+		pw_cli_usage_error(cli, _("unknown command '%s'"), name);
+		return PW_EXIT_USAGE;
+	}
+	return cmd->run(cli, argc - first, argv + first);
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+#ifdef ENABLE_NLS
+	bindtextdomain(PACKAGE, LOCALEDIR);
+	textdomain(PACKAGE);
+#endif
+	pw_cli cli = { .mode = PW_MODE_WORKSPACE_WRITE, .prog = "pyward" };
+	cli.cmdline = pw_render_cmdline(argc, argv);
+	int rc = dispatch(&cli, argc, argv);
+	pw_cli_free(&cli);
+	if (fflush(stdout) != 0 && rc == 0)
+		rc = PW_EXIT_FAILED;
+	return rc;
+}

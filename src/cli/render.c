@@ -1,1 +1,155 @@
+/* Rendering helpers for the CLI. */
 #include "config.h"
+
+#include "cli/render.h"
+
+#include "xalloc.h"
+
+#include <langinfo.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+void pw_render_duration(int64_t ms, char *buf, size_t size)
+{
+	if (ms < 0)
+		snprintf(buf, size, "-");
+	else if (ms < 1000)
+		snprintf(buf, size, "%dms", (int)ms);
+	else if (ms < 60000)
+		snprintf(buf, size, "%.1fs", (double)ms / 1000.0);
+	else if (ms < 3600000)
+		snprintf(buf, size, "%dm%02ds", (int)(ms / 60000), (int)(ms / 1000 % 60));
+	else
+		snprintf(buf, size, "%dh%02dm", (int)(ms / 3600000), (int)(ms / 60000 % 60));
+}
+
+void pw_render_time(const char *iso, char *buf, size_t size)
+{
+	if (!iso || strlen(iso) < 19) {
+		snprintf(buf, size, "%s", iso ? iso : "-");
+		return;
+	}
+	snprintf(buf, size, "%.10s %.8s", iso, iso + 11);
+}
+
+static bool needs_quotes(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *s))
+			return true;
+	return false;
+}
+
+char *pw_render_cmdline(int argc, char *const *argv)
+{
+	size_t cap = 1;
+	for (int i = 0; i < argc; i++)
+		cap += strlen(argv[i]) * 4 + 3;
+	char *out = xmalloc(cap), *p = out;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			*p++ = ' ';
+		if (!needs_quotes(argv[i])) {
+			p = stpcpy(p, argv[i]);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *s = argv[i]; *s; s++)
+			p = *s == '\'' ? stpcpy(p, "'\\''") : (*p++ = *s, p);
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return out;
+}
+
+static bool locale_is_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* Decode one character; invalid bytes count as one '?' column. */
+static size_t next_char(const char *s, size_t len, mbstate_t *st, int *width)
+{
+	wchar_t wc;
+	size_t n = mbrtowc(&wc, s, len, st);
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		memset(st, 0, sizeof *st);
+		*width = 1;
+		return 1;
+	}
+	int w = wcwidth(wc);
+	*width = w < 0 ? 1 : w;
+	return n;
+}
+
+static int display_width(const char *text)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t len = strlen(text), pos = 0;
+	int cols = 0, w;
+	while (pos < len) {
+		pos += next_char(text + pos, len - pos, &st, &w);
+		cols += w;
+	}
+	return cols;
+}
+
+/* Width-aware cut: counts display columns, never splits a character. */
+void pw_render_cell(FILE *out, const char *text, int width, int right_align)
+{
+	if (!text)
+		text = "-";
+	int total = display_width(text);
+	if (total <= width) {
+		if (right_align)
+			fprintf(out, "%*s%s", width - total, "", text);
+		else
+			fprintf(out, "%s%*s", text, width - total, "");
+		return;
+	}
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t len = strlen(text), pos = 0;
+	int cols = 0, w;
+	while (pos < len) {
+		size_t n = next_char(text + pos, len - pos, &st, &w);
+		if (cols + w > width - 1)
+			break;
+		cols += w;
+		pos += n;
+	}
+	fwrite(text, 1, pos, out);
+	fputs(locale_is_utf8() ? "\xe2\x80\xa6" : "~", out);
+	fprintf(out, "%*s", width - 1 - cols, "");
+}
+
+int pw_render_json(FILE *out, json_t *j)
+{
+	int rc = j ? json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+	json_decref(j);
+	fputc('\n', out);
+	return rc == 0 ? 0 : 1;
+}
+
+/* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
+json_t *pw_render_json_str(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *copy = xstrdup(s);
+	for (unsigned char *p = (unsigned char *)copy; *p; p++)
+		if (*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}

@@ -1,0 +1,23 @@
+/* Rendering helpers shared by CLI commands: text formatting and JSON output. */
+#ifndef PW_RENDER_H
+#define PW_RENDER_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* "850ms", "12.3s", "4m05s", "2h03m"; "-" for a negative value. */
+void pw_render_duration(int64_t ms, char *buf, size_t size);
+/* "2026-12-02T15:57:21.123Z" -> "2026-12-02 15:57:21" */
+void pw_render_time(const char *iso, char *buf, size_t size);
+/* Join argv into one line, quoting words that need it for a POSIX shell. */
+char *pw_render_cmdline(int argc, char *const *argv);
+/* Print width columns of text, cut with "…" (or "~" when not UTF-8). */
+void pw_render_cell(FILE *out, const char *text, int width, int right_align);
+/* Dump j (stolen) to out with a newline; returns 0 or 1 on write failure. */
+int pw_render_json(FILE *out, json_t *j);
+/* json string or null */
+json_t *pw_render_json_str(const char *s);
+
+#endif

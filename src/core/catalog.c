@@ -1,3 +1,1118 @@
-/* placeholder: being written */
+/*
+ * The catalog: operations and attempts in an SQLite file, plus the tables
+ * (pins, runtimes, runtime_files, venvs) other modules fill through
+ * pw_catalog_db(). The file is checked before anything is written to it, so
+ * a file that is not ours is reported and left exactly as it was.
+ */
 #include "config.h"
+
 #include "catalog.h"
+#include "clock.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* PRAGMA application_id: 'PYWD'. Part of the file format; never change it. */
+#define PW_CATALOG_APP_ID 0x50595744
+#define BUSY_TIMEOUT_MS 5000
+#define DEFAULT_LIMIT 50
+#define WAL_TRIES 40
+#define WAL_RETRY_MS 25
+
+#define HINT_FOREIGN "it is not a pyward catalog; move it aside or choose another box root with --box-root"
+#define HINT_DAMAGED "the catalog is damaged; move it and its -wal and -shm files aside (pyward starts a new one) or restore a backup"
+#define HINT_NEWER "it was created by a newer pyward; upgrade pyward or choose another box root with --box-root"
+
+/* Schema steps: migrations[v] takes a catalog from version v-1 to v. */
+static const char *const migrations[] = {
+	[1] =
+	"CREATE TABLE operations ("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL,"
+	" target TEXT,"
+	" args TEXT NOT NULL,"
+	" started_at TEXT NOT NULL,"
+	" finished_at TEXT,"
+	" outcome TEXT,"
+	" stop_reason TEXT,"
+	" user TEXT NOT NULL,"
+	" uid INTEGER NOT NULL,"
+	" host TEXT NOT NULL,"
+	" pid INTEGER NOT NULL,"
+	" pyward_version TEXT NOT NULL,"
+	" duration_ms INTEGER);"
+	"CREATE INDEX operations_started_at ON operations(started_at);"
+	"CREATE TABLE attempts ("
+	" id INTEGER PRIMARY KEY,"
+	" operation_id INTEGER NOT NULL REFERENCES operations(id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" index_url TEXT,"
+	" proxy TEXT,"
+	" argv TEXT NOT NULL,"
+	" exit_code INTEGER NOT NULL,"
+	" class TEXT NOT NULL,"
+	" started_at TEXT NOT NULL,"
+	" duration_ms INTEGER NOT NULL,"
+	" output_tail TEXT);"
+	/* Unique, and its leading column serves lookups by operation_id. */
+	"CREATE UNIQUE INDEX attempts_operation_seq ON attempts(operation_id, seq);"
+	"CREATE TABLE pins ("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" version TEXT NOT NULL,"
+	" platform TEXT NOT NULL,"
+	" url TEXT NOT NULL,"
+	" sha256 TEXT NOT NULL,"
+	" size INTEGER,"
+	" source TEXT);"
+	"CREATE TABLE runtimes ("
+	" id INTEGER PRIMARY KEY,"
+	" pin_id INTEGER REFERENCES pins(id),"
+	" path TEXT NOT NULL,"
+	" state TEXT NOT NULL,"
+	" installed_at TEXT,"
+	" removed_at TEXT);"
+	"CREATE TABLE runtime_files ("
+	" runtime_id INTEGER NOT NULL REFERENCES runtimes(id) ON DELETE CASCADE,"
+	" path TEXT NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" mode INTEGER NOT NULL,"
+	" sha256 TEXT NOT NULL,"
+	" PRIMARY KEY (runtime_id, path));"
+	"CREATE TABLE venvs ("
+	" id INTEGER PRIMARY KEY,"
+	" path TEXT NOT NULL,"
+	" base_python TEXT,"
+	" version TEXT,"
+	" created_at TEXT NOT NULL,"
+	" removed_at TEXT);"
+	"CREATE INDEX venvs_path ON venvs(path);",
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == PW_CATALOG_SCHEMA_VERSION + 1,
+	       "one migration step per schema version");
+
+/* An operation begun through this handle, so finish can use the monotonic clock. */
+typedef struct open_op {
+	int64_t id;
+	int64_t start_ms;
+} open_op;
+
+struct pw_catalog {
+	sqlite3 *db;
+	char *path;           /* the file, for messages (even when db is in memory) */
+	bool readonly;
+	bool fresh;           /* the file was missing or empty when opened */
+	int version;
+	char host[256];       /* this host, to judge whether an open operation still runs */
+	open_op *open;
+	size_t n_open, cap_open;
+};
+
+/* What a database says about itself. */
+typedef struct db_state {
+	int64_t app_id;
+	int64_t version;
+	int64_t objects;      /* rows in sqlite_master */
+} db_state;
+
+/* Binds parameters, keeping the first failure for one check at the end. */
+typedef struct binder {
+	sqlite3_stmt *st;
+	int rc;
+} binder;
+
+/* ---------------------------------------------------------------- errors */
+
+static pw_err *db_fail(const pw_catalog *c, int rc, const char *what)
+{
+	const char *msg = c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return pw_err_new(PW_ERR_CORRUPT, HINT_DAMAGED, "catalog %s is damaged: %s: %s",
+				  c->path, what, msg);
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return pw_err_new(PW_ERR_IO, "another pyward process kept the catalog busy; try again",
+				  "catalog %s: %s: %s", c->path, what, msg);
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return pw_err_new(PW_ERR_IO, "check that the box root exists and that you may write to it",
+				  "catalog %s: %s: %s", c->path, what, msg);
+	case SQLITE_FULL:
+		return pw_err_new(PW_ERR_IO, "free some disk space and try again",
+				  "catalog %s: %s: %s", c->path, what, msg);
+	case SQLITE_IOERR:
+	case SQLITE_NOMEM:
+		return pw_err_new(PW_ERR_IO, NULL, "catalog %s: %s: %s", c->path, what, msg);
+	default:
+		return pw_err_new(PW_ERR_FAILED, NULL, "catalog %s: %s: %s", c->path, what, msg);
+	}
+}
+
+static pw_err *not_ours(const char *path, const char *why)
+{
+	return pw_err_new(PW_ERR_CORRUPT, HINT_FOREIGN, "catalog %s: %s", path, why);
+}
+
+static pw_err *writable(const pw_catalog *c)
+{
+	if (!c)
+		return pw_err_new(PW_ERR_USAGE, NULL, "no catalog");
+	if (c->readonly)
+		return pw_err_new(PW_ERR_USAGE, NULL, "catalog %s was opened read-only", c->path);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static pw_err *exec(pw_catalog *c, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? NULL : db_fail(c, rc, what);
+}
+
+static pw_err *prep(pw_catalog *c, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
+	if (rc == SQLITE_OK)
+		return NULL;
+	*st = NULL;
+	return db_fail(c, rc, "preparing a statement");
+}
+
+/* Step once; *row says whether a row came back. */
+static pw_err *step(pw_catalog *c, sqlite3_stmt *st, bool *row, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (row)
+		*row = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return NULL;
+	return db_fail(c, rc, what);
+}
+
+static void bind_text(binder *b, int i, const char *s)
+{
+	if (b->rc != SQLITE_OK)
+		return;
+	b->rc = s ? sqlite3_bind_text(b->st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(b->st, i);
+}
+
+/* For fixed-size buffers that a caller may have filled to the brim. */
+static void bind_buf(binder *b, int i, const char *s, size_t size)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_text(b->st, i, s, (int)strnlen(s, size), SQLITE_STATIC);
+}
+
+static void bind_int(binder *b, int i, int64_t v)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, i, v);
+}
+
+static pw_err *bound(pw_catalog *c, const binder *b)
+{
+	return b->rc == SQLITE_OK ? NULL : db_fail(c, b->rc, "binding a value");
+}
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+/* Same as col_str, but "" for NULL, for fields callers may print as they are. */
+static char *col_str0(sqlite3_stmt *st, int i)
+{
+	char *s = col_str(st, i);
+	return s ? s : xstrdup("");
+}
+
+/* ---------------------------------------------------------------- transactions */
+
+/* BEGIN IMMEDIATE takes the write lock up front, so a busy catalog waits in
+ * the busy handler instead of failing when a read would turn into a write. */
+static pw_err *tx_begin(pw_catalog *c)
+{
+	return exec(c, "BEGIN IMMEDIATE", "starting a transaction");
+}
+
+static pw_err *tx_read(pw_catalog *c)
+{
+	return exec(c, "BEGIN", "starting a read");
+}
+
+/* Commit when e is NULL, else roll back; returns the first error. */
+static pw_err *tx_end(pw_catalog *c, pw_err *e)
+{
+	if (!e) {
+		int rc = sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return NULL;
+		e = db_fail(c, rc, "committing");
+	}
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return e;
+}
+
+/* ---------------------------------------------------------------- opening */
+
+/* The SQLite header is 100 bytes; application_id is big-endian at 68. */
+#define HEADER_SIZE 100
+#define HEADER_APP_ID 68
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Judge the file from its header before SQLite opens it, so a file that is
+ * not ours is never touched, not even by a hot-journal rollback or the
+ * -wal/-shm files a read of a WAL database leaves behind. *fresh when it is
+ * missing or empty. Our application_id is written in the same transaction
+ * as the first schema, before WAL is enabled, so it is always in the main
+ * file of a catalog. */
+static pw_err *check_file(const char *path, bool *fresh)
+{
+	static const char magic[16] = "SQLite format 3";
+	unsigned char hdr[HEADER_SIZE];
+	struct stat st;
+
+	*fresh = false;
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT) {
+			*fresh = true;
+			return NULL;
+		}
+		return pw_err_errno(PW_ERR_IO, errno, NULL, "cannot examine catalog %s", path);
+	}
+	if (!S_ISREG(st.st_mode))
+		return not_ours(path, "not a regular file");
+	if (st.st_size == 0) {
+		*fresh = true;
+		return NULL;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, "cannot read catalog %s", path);
+	ssize_t n = pread(fd, hdr, sizeof hdr, 0);
+	int saved = errno;
+	close(fd);
+	if (n < 0)
+		return pw_err_errno(PW_ERR_IO, saved, NULL, "cannot read catalog %s", path);
+	if ((size_t)n < sizeof hdr || memcmp(hdr, magic, sizeof magic) != 0)
+		return not_ours(path, "not an SQLite database");
+	if (be32(hdr + HEADER_APP_ID) != PW_CATALOG_APP_ID)
+		return not_ours(path, "an SQLite database of another application");
+	return NULL;
+}
+
+/* One statement, so the three come from one snapshot even while another
+ * process is creating the schema. */
+static const char SQL_STATE[] =
+	"SELECT (SELECT application_id FROM pragma_application_id),"
+	" (SELECT user_version FROM pragma_user_version),"
+	" (SELECT count(*) FROM sqlite_master)";
+
+static pw_err *read_state(pw_catalog *c, db_state *s)
+{
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, SQL_STATE, &st);
+	if (!e)
+		e = step(c, st, &row, "reading the file header");
+	if (!e && !row)
+		e = db_fail(c, SQLITE_CORRUPT, "reading the file header");
+	if (!e) {
+		s->app_id = sqlite3_column_int64(st, 0);
+		s->version = sqlite3_column_int64(st, 1);
+		s->objects = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return e;
+}
+
+/* Ours, or still the empty file we found (another process may have made
+ * it ours meanwhile, or someone else's). */
+static pw_err *check_state(const pw_catalog *c, const db_state *s)
+{
+	bool empty = c->fresh && s->app_id == 0 && s->version == 0 && s->objects == 0;
+	if (s->app_id != PW_CATALOG_APP_ID && !empty)
+		return not_ours(c->path, "an SQLite database of another application");
+	if (s->version > PW_CATALOG_SCHEMA_VERSION)
+		return pw_err_new(PW_ERR_CORRUPT, HINT_NEWER,
+				  "catalog %s has schema version %lld; this pyward knows up to %d",
+				  c->path, (long long)s->version, PW_CATALOG_SCHEMA_VERSION);
+	return NULL;
+}
+
+/* quick_check reports on several lines ("*** in database main ***\nPage 2: …");
+ * an error message is one line. */
+static pw_err *damaged(const pw_catalog *c, const char *report)
+{
+	static const char banner[] = "*** in database main ***";
+	const char *r = report ? report : "integrity check failed";
+	if (strncmp(r, banner, sizeof banner - 1) == 0)
+		r += sizeof banner - 1;
+	char *line = xstrdup(r + strspn(r, "\n "));
+	for (char *p = line; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	pw_err *e = pw_err_new(PW_ERR_CORRUPT, HINT_DAMAGED, "catalog %s is damaged: %s", c->path, line);
+	free(line);
+	return e;
+}
+
+static pw_err *quick_check(pw_catalog *c)
+{
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, "PRAGMA quick_check(1)", &st);
+	if (!e)
+		e = step(c, st, &row, "checking the file");
+	if (!e && row) {
+		const char *r = (const char *)sqlite3_column_text(st, 0);
+		if (!r || strcmp(r, "ok") != 0)
+			e = damaged(c, r);
+	}
+	sqlite3_finalize(st);
+	return e;
+}
+
+/* One schema step in one transaction. The state is read again under the
+ * write lock: another process may have created or migrated the file since. */
+static pw_err *apply_step(pw_catalog *c, int v)
+{
+	char sql[96];
+	db_state s;
+	pw_err *e = tx_begin(c);
+	if (!e)
+		e = read_state(c, &s);
+	if (!e)
+		e = check_state(c, &s);
+	if (!e && s.version < v) {
+		e = exec(c, migrations[v], "creating the schema");
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+			 PW_CATALOG_APP_ID, v);
+		if (!e)
+			e = exec(c, sql, "setting the schema version");
+	}
+	return tx_end(c, e);
+}
+
+static pw_err *migrate(pw_catalog *c, int from)
+{
+	for (int v = from + 1; v <= PW_CATALOG_SCHEMA_VERSION; v++) {
+		pw_err *e = apply_step(c, v);
+		if (e)
+			return e;
+	}
+	c->version = PW_CATALOG_SCHEMA_VERSION;
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* WAL lets readers and one writer work at once. It is set after the schema
+ * exists, so a new file never holds an empty WAL-mode database that a later
+ * open would take for someone else's. Where WAL is impossible (some network
+ * file systems) SQLite keeps the rollback journal, which is still correct. */
+static pw_err *tune_for_writing(pw_catalog *c)
+{
+	int rc = SQLITE_BUSY;
+	/* The switch needs the file to itself and SQLite does not wait for
+	 * it, so retry briefly; failing that, another open will switch it,
+	 * and this connection works in either mode. */
+	for (int i = 0; i < WAL_TRIES && rc == SQLITE_BUSY; i++) {
+		if (i)
+			sleep_ms(WAL_RETRY_MS);
+		rc = sqlite3_exec(c->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return db_fail(c, rc, "enabling WAL");
+	return exec(c, "PRAGMA synchronous = NORMAL", "setting synchronous");
+}
+
+static pw_err *open_db(pw_catalog *c, const char *file, int flags)
+{
+	int rc = sqlite3_open_v2(file, &c->db, flags, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(c, rc, "opening");
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	return exec(c, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+}
+
+/* Nothing is written before the file is known to be ours (or empty) and
+ * sound: opening and reading do not change it. */
+static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
+{
+	db_state s;
+	int flags = mode == PW_CATALOG_READ_ONLY ? SQLITE_OPEN_READONLY
+		: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	pw_err *e = open_db(c, c->path, flags);
+	if (!e)
+		e = read_state(c, &s);
+	if (!e)
+		e = check_state(c, &s);
+	if (!e && s.app_id == PW_CATALOG_APP_ID)
+		e = quick_check(c);
+	if (e)
+		return e;
+	c->version = (int)s.version;
+	if (mode == PW_CATALOG_READ_ONLY) {
+		if (s.version < PW_CATALOG_SCHEMA_VERSION)
+			return pw_err_new(PW_ERR_FAILED, "run a pyward command that changes something to upgrade it",
+					  "catalog %s has the old schema version %lld", c->path,
+					  (long long)s.version);
+		return NULL;
+	}
+	e = migrate(c, (int)s.version);
+	return e ? e : tune_for_writing(c);
+}
+
+/* A missing catalog read-only: an empty schema in memory, so every query
+ * works and answers nothing, and nothing is created on disk. */
+static pw_err *open_empty(pw_catalog *c)
+{
+	pw_err *e = open_db(c, ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	return e ? e : migrate(c, 0);
+}
+
+static void this_host(char *buf, size_t size)
+{
+	if (gethostname(buf, size - 1) != 0)
+		snprintf(buf, size, "unknown");
+	buf[size - 1] = '\0';
+}
+
+pw_err *pw_catalog_open(const char *path, pw_catalog_mode mode, pw_catalog **out)
+{
+	bool fresh;
+	*out = NULL;
+	if (!path || !*path)
+		return pw_err_new(PW_ERR_USAGE, NULL, "no catalog path");
+	pw_err *e = check_file(path, &fresh);
+	if (e)
+		return e;
+
+	pw_catalog *c = xcalloc(1, sizeof *c);
+	c->path = xstrdup(path);
+	c->readonly = mode == PW_CATALOG_READ_ONLY;
+	c->fresh = fresh;
+	this_host(c->host, sizeof c->host);
+	e = c->readonly && fresh ? open_empty(c) : open_file(c, mode);
+	if (e) {
+		pw_catalog_close(&c);
+		return e;
+	}
+	*out = c;
+	return NULL;
+}
+
+void pw_catalog_close(pw_catalog **c)
+{
+	if (!c || !*c)
+		return;
+	sqlite3_close_v2((*c)->db);
+	free((*c)->path);
+	free((*c)->open);
+	free(*c);
+	*c = NULL;
+}
+
+int pw_catalog_schema_version(const pw_catalog *c)
+{
+	return c ? c->version : 0;
+}
+
+struct sqlite3 *pw_catalog_db(pw_catalog *c)
+{
+	return c ? c->db : NULL;
+}
+
+/* ---------------------------------------------------------------- actor */
+
+static void actor_user(pw_actor *a, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res && res->pw_name)
+		snprintf(a->user, sizeof a->user, "%s", res->pw_name);
+	else
+		snprintf(a->user, sizeof a->user, "uid %ld", (long)uid);
+}
+
+/* SUDO_UID as a uid, or fallback when absent or malformed. */
+static uid_t sudo_uid(uid_t fallback)
+{
+	const char *s = getenv("SUDO_UID");
+	char *end;
+	if (!s || !*s)
+		return fallback;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT_MAX)
+		return fallback;
+	return (uid_t)v;
+}
+
+/* Behind sudo the person is SUDO_USER/SUDO_UID. Those are trusted only when
+ * we are root: anyone else could set them to blame someone. */
+void pw_catalog_actor_current(pw_actor *a)
+{
+	memset(a, 0, sizeof *a);
+	uid_t uid = getuid();
+	const char *sudo_user = getenv("SUDO_USER");
+	if (uid == 0 && sudo_user && *sudo_user) {
+		snprintf(a->user, sizeof a->user, "%s", sudo_user);
+		a->uid = sudo_uid(uid);
+	} else {
+		actor_user(a, uid);
+		a->uid = uid;
+	}
+	this_host(a->host, sizeof a->host);
+	a->pid = getpid();
+}
+
+/* ---------------------------------------------------------------- open operations map */
+
+static void remember(pw_catalog *c, int64_t id, int64_t start_ms)
+{
+	if (c->n_open == c->cap_open) {
+		c->cap_open = c->cap_open ? 2 * c->cap_open : 8;
+		c->open = xrealloc(c->open, c->cap_open * sizeof *c->open);
+	}
+	c->open[c->n_open++] = (open_op){ id, start_ms };
+}
+
+static void forget(pw_catalog *c, int64_t id)
+{
+	for (size_t i = 0; i < c->n_open; i++) {
+		if (c->open[i].id == id) {
+			c->open[i] = c->open[--c->n_open];
+			return;
+		}
+	}
+}
+
+/* The monotonic start in ms, or -1 when this handle did not begin id. */
+static int64_t recall(const pw_catalog *c, int64_t id)
+{
+	for (size_t i = 0; i < c->n_open; i++)
+		if (c->open[i].id == id)
+			return c->open[i].start_ms;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static const char SQL_OP_INSERT[] =
+	"INSERT INTO operations (kind, target, args, started_at, user, uid, host, pid,"
+	" pyward_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
+{
+	pw_err *e = writable(c);
+	if (e)
+		return e;
+	if (!op || !op->kind || !*op->kind)
+		return pw_err_new(PW_ERR_USAGE, NULL, "an operation needs a kind");
+
+	pw_actor self;
+	const pw_actor *a = op->actor;
+	if (!a) {
+		pw_catalog_actor_current(&self);
+		a = &self;
+	}
+	char now[32];
+	pw_clock_iso_now(now, sizeof now);
+	int64_t start_ms = pw_clock_mono_ms();
+
+	sqlite3_stmt *st = NULL;
+	int64_t rowid = 0;
+	e = tx_begin(c);
+	if (!e)
+		e = prep(c, SQL_OP_INSERT, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_text(&b, 1, op->kind);
+		bind_text(&b, 2, op->target);
+		bind_text(&b, 3, op->args ? op->args : "");
+		bind_text(&b, 4, now);
+		bind_buf(&b, 5, a->user, sizeof a->user);
+		bind_int(&b, 6, (int64_t)a->uid);
+		bind_buf(&b, 7, a->host, sizeof a->host);
+		bind_int(&b, 8, (int64_t)a->pid);
+		bind_text(&b, 9, PACKAGE_VERSION);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, NULL, "recording an operation");
+	if (!e)
+		rowid = sqlite3_last_insert_rowid(c->db);
+	sqlite3_finalize(st);
+	e = tx_end(c, e);
+	if (e)
+		return e;
+	remember(c, rowid, start_ms);
+	if (id)
+		*id = rowid;
+	return NULL;
+}
+
+static bool stored_outcome(const char *o)
+{
+	static const char *const ok[] = {
+		PW_OUTCOME_OK, PW_OUTCOME_FAILED, PW_OUTCOME_REFUSED,
+		PW_OUTCOME_TIMED_OUT, PW_OUTCOME_CANCELLED,
+	};
+	for (size_t i = 0; o && i < sizeof ok / sizeof ok[0]; i++)
+		if (strcmp(o, ok[i]) == 0)
+			return true;
+	return false;
+}
+
+/* duration_ms from the monotonic clock when this handle began the
+ * operation (?5), else from the two wall-clock timestamps. */
+static const char SQL_OP_FINISH[] =
+	"UPDATE operations SET finished_at = ?2, outcome = ?3, stop_reason = ?4,"
+	" duration_ms = coalesce(?5, max(0, CAST(round((julianday(?2) - julianday(started_at))"
+	" * 86400000.0) AS INTEGER)))"
+	" WHERE id = ?1 AND outcome IS NULL";
+
+/* After an UPDATE that changed nothing: why. */
+static pw_err *finish_missed(pw_catalog *c, int64_t id)
+{
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, "SELECT 1 FROM operations WHERE id = ?1", &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, id);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, &row, "looking up an operation");
+	sqlite3_finalize(st);
+	if (e)
+		return e;
+	if (row)
+		return pw_err_new(PW_ERR_USAGE, NULL, "operation %lld is already finished", (long long)id);
+	return pw_err_new(PW_ERR_NOTFOUND, NULL, "no operation %lld in catalog %s", (long long)id, c->path);
+}
+
+pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason)
+{
+	pw_err *e = writable(c);
+	if (e)
+		return e;
+	if (!stored_outcome(outcome))
+		return pw_err_new(PW_ERR_USAGE, NULL, "\"%s\" is not an outcome an operation can finish with",
+				  outcome ? outcome : "(null)");
+	char now[32];
+	pw_clock_iso_now(now, sizeof now);
+	int64_t start_ms = recall(c, id);
+	int64_t elapsed = start_ms >= 0 ? pw_clock_mono_ms() - start_ms : -1;
+
+	sqlite3_stmt *st = NULL;
+	e = tx_begin(c);
+	if (!e)
+		e = prep(c, SQL_OP_FINISH, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, id);
+		bind_text(&b, 2, now);
+		bind_text(&b, 3, outcome);
+		bind_text(&b, 4, stop_reason);
+		if (elapsed >= 0)
+			bind_int(&b, 5, elapsed);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, NULL, "finishing an operation");
+	if (!e && sqlite3_changes(c->db) == 0)
+		e = finish_missed(c, id);
+	sqlite3_finalize(st);
+	e = tx_end(c, e);
+	if (!e)
+		forget(c, id);
+	return e;
+}
+
+/* ---------------------------------------------------------------- attempts */
+
+static const char SQL_NEXT_SEQ[] =
+	"SELECT (SELECT count(*) FROM operations WHERE id = ?1),"
+	" (SELECT coalesce(max(seq), 0) + 1 FROM attempts WHERE operation_id = ?1)";
+
+static const char SQL_ATTEMPT_INSERT[] =
+	"INSERT INTO attempts (operation_id, seq, index_url, proxy, argv, exit_code, class,"
+	" started_at, duration_ms, output_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+static pw_err *next_seq(pw_catalog *c, int64_t op_id, int *seq)
+{
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, SQL_NEXT_SEQ, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, op_id);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, &row, "numbering an attempt");
+	if (!e && (!row || sqlite3_column_int64(st, 0) == 0))
+		e = pw_err_new(PW_ERR_NOTFOUND, NULL, "no operation %lld in catalog %s",
+			       (long long)op_id, c->path);
+	if (!e)
+		*seq = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	return e;
+}
+
+static pw_err *insert_attempt(pw_catalog *c, const pw_attempt_rec *a, int seq, int64_t *id)
+{
+	char now[32];
+	sqlite3_stmt *st;
+	pw_err *e = prep(c, SQL_ATTEMPT_INSERT, &st);
+	if (!e) {
+		if (!a->started_at)
+			pw_clock_iso_now(now, sizeof now);
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, a->operation_id);
+		bind_int(&b, 2, seq);
+		bind_text(&b, 3, a->index_url);
+		bind_text(&b, 4, a->proxy);
+		bind_text(&b, 5, a->argv ? a->argv : "");
+		bind_int(&b, 6, a->exit_code);
+		bind_text(&b, 7, a->klass ? a->klass : "");
+		bind_text(&b, 8, a->started_at ? a->started_at : now);
+		bind_int(&b, 9, a->duration_ms);
+		bind_text(&b, 10, a->output_tail);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, NULL, "recording an attempt");
+	if (!e)
+		*id = sqlite3_last_insert_rowid(c->db);
+	sqlite3_finalize(st);
+	return e;
+}
+
+pw_err *pw_catalog_attempt_add(pw_catalog *c, pw_attempt_rec *a)
+{
+	pw_err *e = writable(c);
+	if (e)
+		return e;
+	if (!a)
+		return pw_err_new(PW_ERR_USAGE, NULL, "no attempt to record");
+	int seq = 0;
+	int64_t id = 0;
+	e = tx_begin(c);
+	if (!e)
+		e = next_seq(c, a->operation_id, &seq);
+	if (!e)
+		e = insert_attempt(c, a, seq, &id);
+	e = tx_end(c, e);
+	if (e)
+		return e;
+	a->id = id;
+	a->seq = seq;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+#define OP_COLUMNS \
+	"o.id, o.kind, o.target, o.args, o.started_at, o.finished_at, o.outcome," \
+	" o.stop_reason, o.user, o.uid, o.host, o.pid, o.pyward_version, o.duration_ms," \
+	" (SELECT count(*) FROM attempts a WHERE a.operation_id = o.id)"
+
+/* Stored outcomes are filtered here; a filter for a derived one ("running",
+ * "interrupted") lets every unfinished row through, to be judged in C. */
+static const char SQL_OPS_QUERY[] =
+	"SELECT " OP_COLUMNS " FROM operations o"
+	" WHERE (?1 IS NULL OR o.kind = ?1)"
+	" AND (?2 IS NULL OR substr(o.kind, 1, length(?2)) = ?2)"
+	" AND (?3 IS NULL OR instr(o.target, ?3) > 0)"
+	" AND (?4 IS NULL OR o.outcome = ?4"
+	"  OR (o.outcome IS NULL AND ?4 IN ('" PW_OUTCOME_RUNNING "', '" PW_OUTCOME_INTERRUPTED "')))"
+	" AND (?5 IS NULL OR o.started_at >= ?5)"
+	" ORDER BY o.started_at DESC, o.id DESC";
+
+static const char SQL_OP_GET[] = "SELECT " OP_COLUMNS " FROM operations o WHERE o.id = ?1";
+
+static const char SQL_ATTEMPTS_GET[] =
+	"SELECT id, operation_id, seq, index_url, proxy, argv, exit_code, class, started_at,"
+	" duration_ms, output_tail FROM attempts WHERE operation_id = ?1 ORDER BY seq";
+
+/* An unfinished operation runs while its process does; we can only ask
+ * about processes on this host. A recycled pid can make a dead one look
+ * alive: that errs towards "running", never towards a false "interrupted". */
+static const char *derive_outcome(const pw_catalog *c, const char *host, int64_t pid)
+{
+	if (!host || strcmp(host, c->host) != 0 || pid <= 0 || pid > INT_MAX)
+		return PW_OUTCOME_INTERRUPTED;
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return PW_OUTCOME_RUNNING;
+	return PW_OUTCOME_INTERRUPTED;
+}
+
+static void read_op(const pw_catalog *c, sqlite3_stmt *st, pw_op_rec *r)
+{
+	r->id = sqlite3_column_int64(st, 0);
+	r->kind = col_str0(st, 1);
+	r->target = col_str(st, 2);
+	r->args = col_str0(st, 3);
+	r->started_at = col_str0(st, 4);
+	r->finished_at = col_str(st, 5);
+	r->outcome = col_str(st, 6);
+	r->stop_reason = col_str(st, 7);
+	r->user = col_str0(st, 8);
+	r->uid = sqlite3_column_int64(st, 9);
+	r->host = col_str0(st, 10);
+	r->pid = sqlite3_column_int64(st, 11);
+	r->pyward_version = col_str0(st, 12);
+	r->duration_ms = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
+	r->attempt_count = sqlite3_column_int(st, 14);
+	if (!r->outcome)
+		r->outcome = xstrdup(derive_outcome(c, r->host, r->pid));
+}
+
+static void read_attempt(sqlite3_stmt *st, pw_attempt_rec *a)
+{
+	a->id = sqlite3_column_int64(st, 0);
+	a->operation_id = sqlite3_column_int64(st, 1);
+	a->seq = sqlite3_column_int(st, 2);
+	a->index_url = col_str(st, 3);
+	a->proxy = col_str(st, 4);
+	a->argv = col_str0(st, 5);
+	a->exit_code = sqlite3_column_int(st, 6);
+	a->klass = col_str0(st, 7);
+	a->started_at = col_str0(st, 8);
+	a->duration_ms = sqlite3_column_int64(st, 9);
+	a->output_tail = col_str(st, 10);
+}
+
+static void *grow(void *items, size_t count, size_t *cap, size_t size)
+{
+	if (count < *cap)
+		return items;
+	*cap = *cap ? 2 * *cap : 16;
+	return xrealloc(items, *cap * size);
+}
+
+/* Stored times all end in 'Z'; a since with one would sort after the same
+ * instant written with more digits ("08:00Z" > "08:00:00.000Z"), so drop it. */
+static void bind_since(binder *b, const char *since)
+{
+	size_t n = since ? strlen(since) : 0;
+	if (n && since[n - 1] == 'Z')
+		n--;
+	if (n == 0)
+		bind_text(b, 5, NULL);
+	else if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_text(b->st, 5, since, (int)n, SQLITE_STATIC);
+}
+
+static void bind_filter(binder *b, const pw_op_filter *f)
+{
+	const char *kind = f->kind && *f->kind ? f->kind : NULL;
+	size_t n = kind ? strlen(kind) : 0;
+	if (kind && kind[n - 1] == '*') {
+		if (b->rc == SQLITE_OK)
+			b->rc = sqlite3_bind_text(b->st, 2, kind, (int)n - 1, SQLITE_STATIC);
+	} else if (kind && kind[n - 1] == '.') {
+		bind_text(b, 2, kind);
+	} else {
+		bind_text(b, 1, kind);
+	}
+	bind_text(b, 3, f->target && *f->target ? f->target : NULL);
+	bind_text(b, 4, f->outcome && *f->outcome ? f->outcome : NULL);
+	bind_since(b, f->since);
+}
+
+/* Step through the rows, newest first, keeping those whose outcome (stored
+ * or derived) matches, until limit are kept. */
+static pw_err *collect_ops(pw_catalog *c, sqlite3_stmt *st, const pw_op_filter *f, pw_op_list *out)
+{
+	const char *want = f->outcome && *f->outcome ? f->outcome : NULL;
+	size_t limit = f->limit == 0 ? DEFAULT_LIMIT : f->limit < 0 ? SIZE_MAX : (size_t)f->limit;
+	size_t cap = 0;
+	bool row = true;
+	pw_err *e = NULL;
+	while (out->count < limit) {
+		e = step(c, st, &row, "reading operations");
+		if (e || !row)
+			break;
+		pw_op_rec r = { 0 };
+		read_op(c, st, &r);
+		if (want && strcmp(r.outcome, want) != 0) {
+			pw_op_rec_clear(&r);
+			continue;
+		}
+		out->items = grow(out->items, out->count, &cap, sizeof *out->items);
+		out->items[out->count++] = r;
+	}
+	return e;
+}
+
+pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *out)
+{
+	static const pw_op_filter none = { 0 };
+	memset(out, 0, sizeof *out);
+	if (!c)
+		return pw_err_new(PW_ERR_USAGE, NULL, "no catalog");
+	if (!f)
+		f = &none;
+	sqlite3_stmt *st;
+	pw_err *e = prep(c, SQL_OPS_QUERY, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_filter(&b, f);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = collect_ops(c, st, f, out);
+	sqlite3_finalize(st);
+	if (e)
+		pw_op_list_clear(out);
+	return e;
+}
+
+static pw_err *get_one_op(pw_catalog *c, int64_t id, pw_op_rec *op)
+{
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, SQL_OP_GET, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, id);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, &row, "reading an operation");
+	if (!e && !row)
+		e = pw_err_new(PW_ERR_NOTFOUND, NULL, "no operation %lld in catalog %s", (long long)id, c->path);
+	if (!e)
+		read_op(c, st, op);
+	sqlite3_finalize(st);
+	return e;
+}
+
+static pw_err *get_attempts(pw_catalog *c, int64_t id, pw_attempt_list *out)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	bool row = true;
+	pw_err *e = prep(c, SQL_ATTEMPTS_GET, &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		bind_int(&b, 1, id);
+		e = bound(c, &b);
+	}
+	while (!e) {
+		e = step(c, st, &row, "reading attempts");
+		if (e || !row)
+			break;
+		out->items = grow(out->items, out->count, &cap, sizeof *out->items);
+		pw_attempt_rec *a = &out->items[out->count++];
+		memset(a, 0, sizeof *a);
+		read_attempt(st, a);
+	}
+	sqlite3_finalize(st);
+	return e;
+}
+
+pw_err *pw_catalog_op_get(pw_catalog *c, int64_t id, pw_op_rec *op, pw_attempt_list *attempts)
+{
+	memset(op, 0, sizeof *op);
+	if (attempts)
+		memset(attempts, 0, sizeof *attempts);
+	if (!c)
+		return pw_err_new(PW_ERR_USAGE, NULL, "no catalog");
+	/* One read transaction, so the attempts match the operation's count. */
+	pw_err *e = tx_read(c);
+	if (!e)
+		e = get_one_op(c, id, op);
+	if (!e && attempts)
+		e = get_attempts(c, id, attempts);
+	e = tx_end(c, e);
+	if (e) {
+		pw_op_rec_clear(op);
+		pw_attempt_list_clear(attempts);
+	}
+	return e;
+}
+
+/* ---------------------------------------------------------------- freeing */
+
+void pw_op_rec_clear(pw_op_rec *r)
+{
+	if (!r)
+		return;
+	free(r->kind);
+	free(r->target);
+	free(r->args);
+	free(r->started_at);
+	free(r->finished_at);
+	free(r->outcome);
+	free(r->stop_reason);
+	free(r->user);
+	free(r->host);
+	free(r->pyward_version);
+	memset(r, 0, sizeof *r);
+}
+
+void pw_op_list_clear(pw_op_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->count; i++)
+		pw_op_rec_clear(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+static void attempt_clear(pw_attempt_rec *a)
+{
+	free(a->index_url);
+	free(a->proxy);
+	free(a->argv);
+	free(a->klass);
+	free(a->started_at);
+	free(a->output_tail);
+	memset(a, 0, sizeof *a);
+}
+
+void pw_attempt_list_clear(pw_attempt_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->count; i++)
+		attempt_clear(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}

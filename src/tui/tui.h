@@ -1,0 +1,20 @@
+/* The full-screen front end. Owns the terminal; everything else goes through core. */
+#ifndef PW_TUI_H
+#define PW_TUI_H
+
+#include <stdbool.h>
+
+typedef struct pw_tui_opts {
+	const char *box_root;
+	const char *workspace;
+	const char *mode;
+	bool ascii;  /* force ASCII line drawing */
+} pw_tui_opts;
+
+/* Check that a usable terminal is present; on failure fill why (static text)
+ * and return false. */
+bool pw_tui_terminal_ok(const char **why);
+/* Run until the user quits; returns the exit status. */
+int pw_tui_run(const pw_tui_opts *opts);
+
+#endif

@@ -1,1 +1,51 @@
-echo "1..0 # SKIP not yet"
+#!/bin/sh
+# The full-screen placeholder in a real terminal (tmux): draws, refuses bad
+# terminals, shows the too-small notice, recovers on resize, quits with q.
+. "$TOP_SRCDIR/tests/lib.sh"
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+make_world
+SOCK="$WORLD/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
+plan 10
+
+# wait_for TEXT: poll the pane (at most 5 s) until TEXT appears.
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		SCREEN=$(T capture-pane -p -t t 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+T -f /dev/null new-session -d -s t -x 80 -y 24 \
+	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
+ok "the screen draws at 80x24" wait_for "Box root:"
+like "$SCREEN" "pyward [0-9.]+" "the title names pyward and its version"
+like "$SCREEN" "Workspace: +$WORLD/ws" "the workspace is shown"
+like "$SCREEN" "q quit" "the key hint line is shown"
+
+T resize-window -t t -x 60 -y 20
+ok "a small terminal gets a clear notice" wait_for "terminal too small (need 80x24)"
+T resize-window -t t -x 80 -y 24
+ok "the screen recovers after resize" wait_for "Box root:"
+
+T send-keys -t t q
+ok "q quits with exit 0" wait_for "EXITED rc=0"
+T kill-session -t t
+
+T -f /dev/null new-session -d -s t -x 80 -y 24 \
+	"env TERM=dumb '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
+ok "TERM=dumb is refused with exit 2" wait_for "EXITED rc=2"
+like "$SCREEN" "use the command line" "the refusal points at the CLI"
+T kill-session -t t
+
+T -f /dev/null new-session -d -s t -x 80 -y 24 \
+	"env TERM=no-such-terminal-xyz '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
+ok "an unknown TERM is refused with exit 2" wait_for "EXITED rc=2"
+T kill-session -t t
+
+done_testing
