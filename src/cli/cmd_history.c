@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 typedef struct history_args {
 	pw_cli *cli;
@@ -126,17 +128,68 @@ static json_t *attempt_to_json(const pw_attempt_rec *a)
 	return j;
 }
 
+/* Columns in order; TARGET is last and takes what is left of a terminal's
+ * width (it is never cut when the output is not a terminal). */
+static const struct { const char *title; int width; int right; } columns[] = {
+	{ N_("ID"), 5, 1 }, { N_("STARTED (UTC)"), 19, 0 }, { N_("USER"), 8, 0 },
+	{ N_("KIND"), 15, 0 }, { N_("OUTCOME"), 11, 0 }, { N_("ATT"), 3, 1 },
+	{ N_("TIME"), 6, 1 }, { N_("TARGET"), 0, 0 },
+};
+#define NCOLUMNS (sizeof columns / sizeof columns[0])
+
+#define STARTED_COLUMN 1
+#define SHORT_DATE_SKIP 5 /* "2026-" */
+
+/* 0 when not a terminal (nothing is cut), else the terminal's width. */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return 0;
+	return ws.ws_col;
+}
+
+/* Below 100 columns the year is dropped from the start time to leave room for the target. */
+static int started_width(int term)
+{
+	return term > 0 && term < 100 ? columns[STARTED_COLUMN].width - SHORT_DATE_SKIP
+				       : columns[STARTED_COLUMN].width;
+}
+
+static int target_width(int term)
+{
+	if (term == 0)
+		return 0;
+	int used = 0;
+	for (size_t i = 0; i + 1 < NCOLUMNS; i++)
+		used += (i == STARTED_COLUMN ? started_width(term) : columns[i].width) + 1;
+	return term - used > 8 ? term - used : 8;
+}
+
+static void print_row(const char *const cells[NCOLUMNS], int term)
+{
+	int last_width = target_width(term);
+	for (size_t c = 0; c + 1 < NCOLUMNS; c++) {
+		int w = c == STARTED_COLUMN ? started_width(term) : columns[c].width;
+		pw_render_cell(stdout, cells[c], w, columns[c].right);
+		fputc(' ', stdout);
+	}
+	const char *last = cells[NCOLUMNS - 1] ? cells[NCOLUMNS - 1] : "-";
+	if (last_width > 0)
+		pw_render_cell(stdout, last, last_width, 0);
+	else
+		fputs(last, stdout);
+	fputc('\n', stdout);
+}
+
 static void print_table(const pw_op_list *ops)
 {
-	static const struct { const char *title; int width; int right; } cols[] = {
-		{ N_("ID"), 5, 1 }, { N_("STARTED (UTC)"), 19, 0 }, { N_("USER"), 10, 0 },
-		{ N_("KIND"), 16, 0 }, { N_("TARGET"), 20, 0 }, { N_("OUTCOME"), 11, 0 },
-		{ N_("ATT"), 3, 1 }, { N_("TIME"), 7, 1 },
-	};
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		pw_render_cell(stdout, _(cols[i].title), cols[i].width, cols[i].right);
-		fputc(i + 1 < sizeof cols / sizeof cols[0] ? ' ' : '\n', stdout);
-	}
+	int term = terminal_width();
+	size_t skip = started_width(term) < columns[STARTED_COLUMN].width ? SHORT_DATE_SKIP : 0;
+	const char *titles[NCOLUMNS];
+	for (size_t i = 0; i < NCOLUMNS; i++)
+		titles[i] = _(columns[i].title);
+	print_row(titles, term);
 	for (size_t i = 0; i < ops->count; i++) {
 		const pw_op_rec *op = &ops->items[i];
 		char id[24], when[32], att[16], dur[16];
@@ -144,11 +197,9 @@ static void print_table(const pw_op_list *ops)
 		pw_render_time(op->started_at, when, sizeof when);
 		snprintf(att, sizeof att, "%d", op->attempt_count);
 		pw_render_duration(op->duration_ms, dur, sizeof dur);
-		const char *cells[] = { id, when, op->user, op->kind, op->target, op->outcome, att, dur };
-		for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-			pw_render_cell(stdout, cells[c], cols[c].width, cols[c].right);
-			fputc(c + 1 < sizeof cells / sizeof cells[0] ? ' ' : '\n', stdout);
-		}
+		const char *start = strlen(when) > skip ? when + skip : when;
+		const char *cells[NCOLUMNS] = { id, start, op->user, op->kind, op->outcome, att, dur, op->target };
+		print_row(cells, term);
 	}
 }
 
@@ -190,6 +241,16 @@ static int list_operations(pw_cli *cli, const pw_op_filter *f)
 	return rc;
 }
 
+static void print_indented(const char *text, const char *indent)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("%s%.*s\n", indent, len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
 static void print_attempt(const pw_attempt_rec *a)
 {
 	char dur[16], when[32];
@@ -200,8 +261,10 @@ static void print_attempt(const pw_attempt_rec *a)
 	printf(_("    index:   %s\n"), a->index_url ? a->index_url : _("(default)"));
 	printf(_("    proxy:   %s\n"), a->proxy ? a->proxy : _("(none)"));
 	printf(_("    command: %s\n"), a->argv ? a->argv : "-");
-	if (a->output_tail && *a->output_tail)
-		printf(_("    output (tail):\n%s\n"), a->output_tail);
+	if (a->output_tail && *a->output_tail) {
+		printf(_("    output (tail):\n"));
+		print_indented(a->output_tail, "      ");
+	}
 }
 
 static void print_operation(const pw_op_rec *op, const pw_attempt_list *att)

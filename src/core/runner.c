@@ -929,9 +929,13 @@ static const char *exec_hint(int errnum)
 {
 	switch (errnum) {
 	case EACCES:
-	case EPERM: return _("check that it is an executable file (chmod +x) on a filesystem that allows running programs");
-	case ENOEXEC: return _("it is not a program this system can run; a script needs a #! line");
-	default: return _("check that it is a program for this system");
+	case EPERM:
+		return _("check that it is an executable file (chmod +x) on a filesystem "
+			"that allows running programs");
+	case ENOEXEC:
+		return _("it is not a program this system can run; a script needs a #! line");
+	default:
+		return _("check that it is a program for this system");
 	}
 }
 
@@ -992,7 +996,8 @@ static pw_err *spawn_start(struct spawn *sp, const pw_run_opts *o, pid_t *pid)
 pw_err *pw_run(const pw_run_opts *opts, pw_run_result **out)
 {
 	if (!out)
-		return pw_err_new(PW_ERR_USAGE, NULL, _("pw_run needs somewhere to put the result"));
+		return pw_err_new(PW_ERR_USAGE, NULL,
+			_("pw_run needs somewhere to put the result"));
 	*out = NULL;
 	if (!opts || !opts->argv || !opts->argv[0] || !opts->argv[0][0])
 		return pw_err_new(PW_ERR_USAGE, NULL, _("no program to run"));

@@ -17,7 +17,7 @@ is "$RC" 0 "history exits 0"
 first=$(printf '%s\n' "$OUT" | sed -n 2p)
 like "$first" 'runtime\.verify' "newest operation first"
 like "$first" 'interrupted' "an operation left open by a dead process shows as interrupted"
-like "$OUT" 'venv\.install +/ws/\.venv +ok +3' "attempt count is shown"
+like "$OUT" 'venv\.install +ok +3 .*/ws/\.venv' "attempt count is shown"
 like "$OUT" 'timed-out' "a timed-out operation stays in the history"
 lines=$(printf '%s\n' "$OUT" | wc -l)
 is "$lines" 5 "header plus four operations"
