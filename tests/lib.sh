@@ -77,3 +77,35 @@ run() {
 done_testing() {
 	[ "$_tap_failed" -eq 0 ]
 }
+
+# ---- loopback HTTPS server (tests/fixtures/httpsd.py) ----
+# start_httpsd ROOT: a CA and server certificate for "localhost" are made in
+# $WORLD/tls; sets HTTPSD_PID, HTTPSD_PORT, HTTPSD_LOG, CA_PEM, OTHER_CA_PEM.
+start_httpsd() {
+	sh "$TOP_SRCDIR/tests/fixtures/make_ca.sh" "$WORLD/tls" || return 1
+	CA_PEM="$WORLD/tls/ca.pem" OTHER_CA_PEM="$WORLD/tls/other-ca.pem"
+	HTTPSD_LOG="$WORLD/httpsd.log"
+	rm -f "$WORLD/httpsd.port"
+	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/httpsd.py" --root "$1" \
+		--cert "$WORLD/tls/server.pem" --key "$WORLD/tls/server.key" \
+		--port-file "$WORLD/httpsd.port" --log "$HTTPSD_LOG" --max-requests 2000 --idle-exit 300 &
+	HTTPSD_PID=$!
+	_i=0
+	while [ ! -s "$WORLD/httpsd.port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	HTTPSD_PORT=$(cat "$WORLD/httpsd.port" 2>/dev/null)
+	[ -n "$HTTPSD_PORT" ]
+}
+
+stop_httpsd() {
+	[ -n "${HTTPSD_PID:-}" ] || return 0
+	kill "$HTTPSD_PID" 2>/dev/null
+	wait "$HTTPSD_PID" 2>/dev/null
+	HTTPSD_PID=""
+}
+
+# write_pins FILE VERSION RELEASE URL SHA256 [SIZE]: a one-pin table for this machine.
+write_pins() {
+	_triple=$(uname -m)-unknown-linux-gnu
+	printf 'version\trelease\tplatform\turl\tsha256\tsize\n%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$2" "$3" "$_triple" "$4" "$5" "${6:--}" > "$1"
+}

@@ -8,6 +8,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 static const pw_cmd *const commands[] = {
+	&pw_cmd_runtime,
+	&pw_cmd_exec,
 	&pw_cmd_history,
 	&pw_cmd_paths,
 	&pw_cmd_tui,
@@ -185,10 +188,12 @@ static struct option *merge_options(const struct option *cmd, size_t *count)
 	size_t n = 0;
 	while (cmd && cmd[n].name)
 		n++;
+	/* The command's options come first: getopt takes the first exact match,
+	 * so "runtime install --version V" is the command's --version. */
 	struct option *all = xcalloc(GLOBAL_COUNT + n + 1, sizeof *all);
-	memcpy(all, global_longopts, sizeof global_longopts);
 	if (n)
-		memcpy(all + GLOBAL_COUNT, cmd, n * sizeof *cmd);
+		memcpy(all, cmd, n * sizeof *cmd);
+	memcpy(all + n, global_longopts, sizeof global_longopts);
 	*count = GLOBAL_COUNT + n;
 	return all;
 }
@@ -379,4 +384,91 @@ void pw_cli_free(pw_cli *cli)
 	free(cli->system_config);
 	free(cli->user_config);
 	free(cli->cmdline);
+}
+
+pw_err *pw_cli_catalog_rw(pw_cli *cli, pw_catalog **cat)
+{
+	pw_err *e = pw_paths_mkdirs(cli->box_root, 0755);
+	if (e)
+		return e;
+	char *path = pw_paths_catalog(cli->box_root);
+	e = pw_catalog_open(path, PW_CATALOG_READ_WRITE, cat);
+	free(path);
+	return e;
+}
+
+pw_err *pw_cli_op_begin(pw_cli *cli, pw_catalog *cat, const char *kind, const char *target, int64_t *id)
+{
+	pw_op_start s = { .kind = kind, .target = target, .args = cli->cmdline };
+	return pw_catalog_op_begin(cat, &s, id);
+}
+
+static const char *outcome_of(const pw_err *e)
+{
+	if (!e)
+		return PW_OUTCOME_OK;
+	switch (pw_err_code(e)) {
+	case PW_ERR_REFUSED: return PW_OUTCOME_REFUSED;
+	case PW_ERR_TIMEOUT: return PW_OUTCOME_TIMED_OUT;
+	case PW_ERR_CANCELLED: return PW_OUTCOME_CANCELLED;
+	default: return PW_OUTCOME_FAILED;
+	}
+}
+
+void pw_cli_op_end(pw_catalog *cat, int64_t id, const pw_err *e)
+{
+	if (!cat || !id)
+		return;
+	pw_err_free(pw_catalog_op_finish(cat, id, outcome_of(e), e ? pw_err_message(e) : NULL));
+}
+
+/* The one process-wide object: signal handlers can reach nothing else. */
+static pw_cancel *interrupt_token;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	pw_cancel_raise(interrupt_token);
+}
+
+pw_cancel *pw_cli_interrupt_token(void)
+{
+	if (interrupt_token)
+		return interrupt_token;
+	interrupt_token = pw_cancel_new();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return interrupt_token;
+}
+
+char *pw_cli_data_file(const char *name)
+{
+	const char *env = getenv("PYWARD_DATADIR");
+	const char *dirs[] = { env && *env ? env : NULL, PKGDATADIR, PW_SRCDIR "/data" };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i])
+			continue;
+		char *p = xasprintf("%s/%s", dirs[i], name);
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return xasprintf("%s/%s", PKGDATADIR, name);
+}
+
+bool pw_cli_confirm(const char *question)
+{
+	FILE *tty = fopen("/dev/tty", "r+");
+	if (!tty)
+		return false;
+	fprintf(tty, "%s [y/N] ", question);
+	fflush(tty);
+	char line[32] = "";
+	bool yes = fgets(line, sizeof line, tty) && (line[0] == 'y' || line[0] == 'Y');
+	fclose(tty);
+	return yes;
 }

@@ -6,6 +6,8 @@
 #ifndef PW_CLI_H
 #define PW_CLI_H
 
+#include "catalog.h"
+#include "cancel.h"
 #include "err.h"
 #include "guard.h"
 #include "settings.h"
@@ -61,6 +63,8 @@ typedef struct pw_cmd {
 extern const pw_cmd pw_cmd_history;
 extern const pw_cmd pw_cmd_paths;
 extern const pw_cmd pw_cmd_tui;
+extern const pw_cmd pw_cmd_runtime;
+extern const pw_cmd pw_cmd_exec;
 
 const pw_cmd *pw_cli_find(const char *name);
 size_t pw_cli_command_count(void);
@@ -89,5 +93,18 @@ void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out);
 void pw_cli_free(pw_cli *cli);
 
 const char *pw_mode_name(pw_mode m);
+
+/* Open the box's catalog for writing (creating it). */
+pw_err *pw_cli_catalog_rw(pw_cli *cli, pw_catalog **cat);
+/* Record the start of an operation (kind, target, this command line). */
+pw_err *pw_cli_op_begin(pw_cli *cli, pw_catalog *cat, const char *kind, const char *target, int64_t *id);
+/* Record its end: the outcome follows from e (NULL = ok). */
+void pw_cli_op_end(pw_catalog *cat, int64_t id, const pw_err *e);
+/* A cancel token raised by SIGINT/SIGTERM (handlers installed on first call). */
+pw_cancel *pw_cli_interrupt_token(void);
+/* Data file path: $PYWARD_DATADIR, the installed pkgdatadir, then the source tree. */
+char *pw_cli_data_file(const char *name);
+/* Ask a yes/no question on the terminal; default No. False when there is no terminal. */
+bool pw_cli_confirm(const char *question);
 
 #endif

@@ -1,0 +1,133 @@
+/* pyward exec: run code in the managed runtime's interpreter, as a child. */
+#include "config.h"
+
+#include "cli/cli.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "runner.h"
+#include "runtime.h"
+#include "xalloc.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int no_options(int code, const char *arg, void *ud)
+{
+	(void)code, (void)arg, (void)ud;
+	return 2;
+}
+
+/* Pass the child's output through as it arrives, line by line. */
+static void pass_line(void *ud, pw_stream s, const char *line, size_t len)
+{
+	(void)ud;
+	FILE *out = s == PW_STREAM_STDOUT ? stdout : stderr;
+	fwrite(line, 1, len, out);
+	fputc('\n', out);
+	fflush(out);
+}
+
+static int exit_status_of(const pw_run_result *r)
+{
+	switch (pw_run_result_status(r)) {
+	case PW_RUN_EXITED: return pw_run_result_exit_code(r);
+	case PW_RUN_SIGNALLED: return 128 + pw_run_result_signal(r);
+	case PW_RUN_TIMED_OUT: return PW_EXIT_TIMEOUT;
+	case PW_RUN_CANCELLED: return PW_EXIT_INTERRUPTED;
+	}
+	return PW_EXIT_FAILED;
+}
+
+static const char **build_argv(const char *python, int argc, char **argv, int first)
+{
+	const char **av = xcalloc((size_t)(argc - first) + 2, sizeof *av);
+	av[0] = python;
+	for (int i = first; i < argc; i++)
+		av[i - first + 1] = argv[i];
+	return av;
+}
+
+/* Where the interpreter's own arguments begin: after "--", or at "-c", "-"
+ * or the first word that is not an option. Options before it are pyward's. */
+static bool takes_value(const char *opt)
+{
+	static const char *const with_value[] = { "--box-root", "-C", "--workspace", "--root", "--mode", "--timeout" };
+	for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+		if (strcmp(opt, with_value[i]) == 0)
+			return true;
+	return false;
+}
+
+static int python_args_start(int argc, char **argv, bool *dashdash)
+{
+	*dashdash = false;
+	for (int i = 1; i < argc; i++) {
+		if (takes_value(argv[i])) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "--") == 0) {
+			*dashdash = true;
+			return i;
+		}
+		if (argv[i][0] != '-' || strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-") == 0)
+			return i;
+	}
+	return argc;
+}
+
+static int run_exec(pw_cli *cli, int argc, char **argv)
+{
+	bool dashdash;
+	int split = python_args_start(argc, argv, &dashdash);
+	int parsed = pw_cli_parse_command(cli, &pw_cmd_exec, split, argv, "", NULL, no_options, NULL);
+	if (parsed == -2)
+		return 0;
+	if (parsed < 0)
+		return PW_EXIT_USAGE;
+	if (parsed < split) {
+		pw_cli_usage_error(cli, _("unexpected '%s' before the script"), argv[parsed]);
+		return PW_EXIT_USAGE;
+	}
+	int first = dashdash ? split + 1 : split;
+	if (first >= argc) {
+		pw_cli_usage_error(cli, _("'exec' needs a script, '-c CODE' or '-' (standard input)"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	char *python = NULL;
+	if (!e)
+		e = pw_runtime_python(cli->box_root, &python);
+	if (e) {
+		int rc = pw_cli_report(cli, e);
+		pw_err_free(e);
+		return rc;
+	}
+	const char **av = build_argv(python, argc, argv, first);
+	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
+	pw_run_opts o = {
+		.argv = av, .cwd = cli->workspace, .env_add = env_add,
+		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = pw_cli_interrupt_token(),
+		.stdin_path = "/dev/stdin", .on_line = pass_line,
+	};
+	pw_run_result *r = NULL;
+	e = pw_run(&o, &r);
+	int rc = e ? pw_cli_report(cli, e) : exit_status_of(r);
+	if (!e && pw_run_result_status(r) == PW_RUN_TIMED_OUT)
+		fprintf(stderr, _("pyward: stopped after its %g s budget (the whole process group was killed)\n"), cli->timeout);
+	pw_err_free(e);
+	pw_run_result_free(&r);
+	free(av);
+	free(python);
+	return rc;
+}
+
+const pw_cmd pw_cmd_exec = {
+	.name = "exec",
+	.summary = N_("run a script or code in the managed runtime (scrubbed environment, time budget)"),
+	.usage = N_("[--timeout SECONDS] [--] FILE|-c CODE|- [ARGS...]"),
+	.run = run_exec,
+};

@@ -1,0 +1,480 @@
+/* pyward runtime status|install|verify|rollback|remove: the managed CPython. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "cli/render.h"
+
+#include "clock.h"
+#include "fetch.h"
+#include "i18n.h"
+#include "paths.h"
+#include "pins.h"
+#include "runtime.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct runtime_args {
+	pw_cli *cli;
+	const char *version;
+	const char *pins_file;
+	const char *mirror;
+	const char *archive;
+	const char *cacert;
+	bool dry_run;
+	pw_progress_style progress;
+} runtime_args;
+
+enum { OPT_VERSION_PIN = 0x300, OPT_PINS, OPT_MIRROR, OPT_ARCHIVE, OPT_CACERT, OPT_DRY_RUN, OPT_PROGRESS,
+       OPT_NO_PROGRESS };
+
+static const struct option runtime_longopts[] = {
+	{ "version", required_argument, NULL, OPT_VERSION_PIN },
+	{ "python-version", required_argument, NULL, OPT_VERSION_PIN },
+	{ "pins", required_argument, NULL, OPT_PINS },
+	{ "mirror", required_argument, NULL, OPT_MIRROR },
+	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "cacert", required_argument, NULL, OPT_CACERT },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int handle_option(int code, const char *arg, void *ud)
+{
+	runtime_args *a = ud;
+	switch (code) {
+	case OPT_VERSION_PIN: a->version = arg; return 0;
+	case OPT_PINS: a->pins_file = arg; return 0;
+	case OPT_MIRROR: a->mirror = arg; return 0;
+	case OPT_ARCHIVE: a->archive = arg; return 0;
+	case OPT_CACERT: a->cacert = arg; return 0;
+	case OPT_DRY_RUN: a->dry_run = true; return 0;
+	case OPT_NO_PROGRESS: a->progress = PW_PROGRESS_NONE; return 0;
+	case OPT_PROGRESS:
+		if (pw_cli_progress_parse(arg, &a->progress))
+			return 0;
+		pw_cli_usage_error(a->cli, _("--progress takes auto, bar, none or json, not '%s'"), arg);
+		return 2;
+	}
+	return 2;
+}
+
+static int fail(pw_cli *cli, pw_err *e)
+{
+	int rc = pw_cli_report(cli, e);
+	pw_err_free(e);
+	return rc;
+}
+
+static void mb(int64_t bytes, char *buf, size_t size)
+{
+	if (bytes < 0)
+		snprintf(buf, size, "%s", _("unknown size"));
+	else
+		snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
+}
+
+/* ---------------------------------------------------------------- pins */
+
+static pw_err *load_pin(pw_cli *cli, const runtime_args *a, pw_pins **pins, const pw_pin **pin)
+{
+	char *path = a->pins_file ? xstrdup(a->pins_file) : pw_cli_data_file("runtime-pins.tsv");
+	pw_err *e = pw_pins_load(path, pins);
+	free(path);
+	char *triple = NULL;
+	if (!e)
+		e = pw_platform_detect(getenv("PYWARD_TEST_SYSNAME"), getenv("PYWARD_TEST_MACHINE"), &triple);
+	if (!e)
+		e = pw_pins_find(*pins, triple, a->version, pin);
+	free(triple);
+	(void)cli;
+	return e;
+}
+
+static const char *mirror_of(pw_cli *cli, const runtime_args *a)
+{
+	if (a->mirror)
+		return a->mirror;
+	const char *env = getenv("PYWARD_RUNTIME_MIRROR");
+	if (env && *env)
+		return env;
+	return pw_settings_get(cli->settings, "runtime_mirror");
+}
+
+static const char *cacert_of(pw_cli *cli, const runtime_args *a)
+{
+	return a->cacert ? a->cacert : pw_settings_get(cli->settings, "ca_bundle");
+}
+
+/* ---------------------------------------------------------------- status */
+
+static json_t *status_json(const pw_runtime_info *i, const pw_pin *pin)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "schema", json_integer(1));
+	json_object_set_new(j, "state", json_string(pw_runtime_state_name(i->state)));
+	json_object_set_new(j, "why", pw_render_json_str(i->why));
+	json_object_set_new(j, "version", pw_render_json_str(i->version));
+	json_object_set_new(j, "release", pw_render_json_str(i->release));
+	json_object_set_new(j, "platform", pw_render_json_str(i->platform));
+	json_object_set_new(j, "path", pw_render_json_str(i->path));
+	json_object_set_new(j, "python", pw_render_json_str(i->python));
+	json_object_set_new(j, "sha256", pw_render_json_str(i->sha256));
+	json_object_set_new(j, "source_url", pw_render_json_str(i->url));
+	json_object_set_new(j, "installed_at", pw_render_json_str(i->installed_at));
+	json_object_set_new(j, "pins_source", pw_render_json_str(i->pins_source));
+	json_object_set_new(j, "size_on_disk", i->size_on_disk < 0 ? json_null() : json_integer(i->size_on_disk));
+	json_object_set_new(j, "previous_version", pw_render_json_str(i->previous_version));
+	if (pin) {
+		json_object_set_new(j, "pinned_version", json_string(pin->version));
+		json_object_set_new(j, "pinned_size", pin->size < 0 ? json_null() : json_integer(pin->size));
+	}
+	return j;
+}
+
+static void status_text(const pw_runtime_info *i, const pw_pin *pin)
+{
+	char size[32];
+	if (i->state == PW_RUNTIME_NOT_PROVISIONED) {
+		if (pin && pin->size >= 0) {
+			mb(pin->size, size, sizeof size);
+			printf(_("managed Python runtime not provisioned \xe2\x80\x94 install it with 'pyward runtime install' or from the TUI (~%s, one time)\n"), size);
+		} else {
+			printf(_("managed Python runtime not provisioned \xe2\x80\x94 install it with 'pyward runtime install' or from the TUI (one time; the size is asked of the server before you consent)\n"));
+		}
+		if (i->has_previous)
+			printf(_("  an earlier install (%s) is kept: 'pyward runtime rollback' brings it back\n"), i->previous_version);
+		return;
+	}
+	printf(_("managed Python runtime: %s\n"), pw_runtime_state_name(i->state));
+	if (i->why)
+		printf(_("  problem:    %s\n"), i->why);
+	printf(_("  version:    %s (release %s)\n"), i->version ? i->version : "?", i->release ? i->release : "?");
+	printf(_("  platform:   %s\n"), i->platform ? i->platform : "?");
+	printf(_("  path:       %s\n"), i->path ? i->path : "?");
+	printf(_("  sha256:     %s\n"), i->sha256 ? i->sha256 : "?");
+	printf(_("  source:     %s\n"), i->url ? i->url : "?");
+	printf(_("  pins:       %s%s\n"), i->pins_source ? i->pins_source : "?",
+	       i->pins_from_operator ? _(" (operator-supplied --pins)") : "");
+	printf(_("  installed:  %s\n"), i->installed_at ? i->installed_at : "?");
+	mb(i->size_on_disk, size, sizeof size);
+	printf(_("  size:       %s on disk\n"), size);
+	if (i->has_previous)
+		printf(_("  previous:   %s (pyward runtime rollback)\n"), i->previous_version);
+}
+
+static int run_status(pw_cli *cli, const runtime_args *a)
+{
+	pw_runtime_info info;
+	pw_err *e = pw_runtime_status(cli->box_root, &info);
+	if (e)
+		return fail(cli, e);
+	pw_pins *pins = NULL;
+	const pw_pin *pin = NULL;
+	pw_err_free(load_pin(cli, a, &pins, &pin)); /* the pin only adds the size hint */
+	int rc = info.state == PW_RUNTIME_BROKEN ? PW_EXIT_FAILED : 0;
+	if (cli->json)
+		pw_render_json(stdout, status_json(&info, pin));
+	else
+		status_text(&info, pin);
+	pw_pins_free(&pins);
+	pw_runtime_info_clear(&info);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- install */
+
+typedef struct install_plan {
+	pw_pins *pins;
+	const pw_pin *pin;
+	char *url;
+	int64_t size;
+	char *dest;
+} install_plan;
+
+static void plan_clear(install_plan *p)
+{
+	pw_pins_free(&p->pins);
+	free(p->url);
+	free(p->dest);
+}
+
+static pw_err *make_plan(pw_cli *cli, const runtime_args *a, install_plan *p)
+{
+	pw_err *e = load_pin(cli, a, &p->pins, &p->pin);
+	if (e)
+		return e;
+	p->url = pw_pins_url(p->pin, mirror_of(cli, a));
+	p->size = p->pin->size;
+	p->dest = xasprintf("%s/runtime/python/current", cli->box_root);
+	if (a->archive) {
+		FILE *f = fopen(a->archive, "rb");
+		if (!f)
+			return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("--archive %s"), a->archive);
+		fseek(f, 0, SEEK_END);
+		p->size = ftell(f);
+		fclose(f);
+	} else if (p->size < 0 && !a->dry_run) {
+		/* The size is not pinned: ask the server, so consent is informed. */
+		int64_t probed = -1;
+		pw_err *pe = pw_fetch_probe_size(p->url, cacert_of(cli, a), 15, &probed);
+		pw_err_free(pe);
+		p->size = probed;
+	}
+	return NULL;
+}
+
+static void print_plan(const pw_cli *cli, const runtime_args *a, const install_plan *p, FILE *out)
+{
+	char size[32], disk[32];
+	mb(p->size, size, sizeof size);
+	mb(p->size < 0 ? -1 : pw_runtime_space_needed(p->size) - p->size, disk, sizeof disk);
+	fprintf(out, _("pyward will install the managed Python runtime:\n"));
+	fprintf(out, _("  what:   CPython %s (release %s) for %s\n"), p->pin->version, p->pin->release, p->pin->platform);
+	fprintf(out, _("  from:   %s\n"), a->archive ? a->archive : p->url);
+	fprintf(out, _("  size:   %s to download, at most %s on disk\n"), size, disk);
+	fprintf(out, _("  sha256: %s (pinned in %s%s)\n"), p->pin->sha256, pw_pins_source(p->pins),
+		a->pins_file ? _(", operator-supplied") : "");
+	fprintf(out, _("  into:   %s\n"), p->dest);
+	(void)cli;
+}
+
+static json_t *plan_json(const runtime_args *a, const install_plan *p)
+{
+	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:b}", "version", p->pin->version, "release", p->pin->release,
+			 "platform", p->pin->platform, "url", a->archive ? a->archive : p->url, "size",
+			 p->size < 0 ? json_null() : json_integer(p->size), "sha256", p->pin->sha256, "destination",
+			 p->dest, "operator_pins", a->pins_file != NULL);
+}
+
+static pw_err *consent(pw_cli *cli, const runtime_args *a, const install_plan *p)
+{
+	if (cli->yes)
+		return NULL;
+	if (!isatty(STDIN_FILENO))
+		return pw_err_new(PW_ERR_REFUSED, _("pass --yes to consent, or run it on a terminal"),
+				  _("installing the runtime needs consent and there is no terminal to ask"));
+	print_plan(cli, a, p, stderr);
+	if (pw_cli_confirm(_("Download and install it?")))
+		return NULL;
+	return pw_err_new(PW_ERR_REFUSED, NULL, _("not installed: consent was not given"));
+}
+
+static void print_install_result(const pw_cli *cli, const install_plan *p, const pw_runtime_install_result *r)
+{
+	if (cli->json) {
+		pw_render_json(stdout, json_pack("{s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:I,s:I,s:I}", "schema", 1, "result",
+						 r->already_current ? "already-installed" : "installed", "version",
+						 p->pin->version, "path", r->path ? r->path : "", "waited_for_lock",
+						 r->waited_for_lock, "reused_cache", r->reused_cache, "resumed",
+						 r->resumed_from > 0, "resumed_from", (json_int_t)r->resumed_from,
+						 "files", (json_int_t)r->files, "bytes_on_disk", (json_int_t)r->bytes_on_disk));
+		return;
+	}
+	if (cli->verbosity < 0)
+		return;
+	if (r->already_current) {
+		printf(_("CPython %s is already installed and current%s: %s\n"), p->pin->version,
+		       r->waited_for_lock ? _(" (another install finished it meanwhile)") : "", r->path);
+		return;
+	}
+	char size[32];
+	mb(r->bytes_on_disk, size, sizeof size);
+	printf(_("installed CPython %s: %lld files, %s, in %s\n"), p->pin->version, (long long)r->files, size, r->path);
+	if (r->resumed_from > 0)
+		printf(_("  the download resumed from byte %lld\n"), (long long)r->resumed_from);
+	if (r->reused_cache)
+		printf(_("  the archive came from the download cache (hash checked)\n"));
+}
+
+static pw_err *do_install(pw_cli *cli, const runtime_args *a, install_plan *p, pw_catalog *cat, int64_t op,
+			  pw_runtime_install_result *r)
+{
+	pw_cli_progress *prog = pw_cli_progress_new(a->progress, cli->verbosity);
+	char *pins_path = xstrdup(pw_pins_source(p->pins));
+	pw_runtime_install_opts o = {
+		.box_root = cli->box_root, .pin = p->pin, .pins_source = pins_path,
+		.pins_from_operator = a->pins_file != NULL, .url = p->url, .archive = a->archive,
+		.ca_file = cacert_of(cli, a), .catalog = cat, .operation_id = op,
+		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = pw_cli_interrupt_token(),
+		.events = pw_cli_progress_events(prog),
+	};
+	pw_err *e = pw_runtime_install(&o, r);
+	pw_cli_progress_free(&prog);
+	free(pins_path);
+	return e;
+}
+
+static int run_install(pw_cli *cli, const runtime_args *a)
+{
+	install_plan p = { 0 };
+	pw_err *e = pw_cli_require_write(cli, _("installing the runtime"));
+	if (!e)
+		e = make_plan(cli, a, &p);
+	if (!e && a->dry_run) {
+		if (cli->json)
+			pw_render_json(stdout, json_pack("{s:i,s:b,s:o}", "schema", 1, "dry_run", 1, "plan", plan_json(a, &p)));
+		else
+			print_plan(cli, a, &p, stdout);
+		plan_clear(&p);
+		return 0;
+	}
+	if (!e)
+		e = pw_runtime_preflight(cli->box_root, p.url, a->archive, p.size);
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	char *target = p.pin ? xasprintf("cpython %s %s", p.pin->version, p.pin->platform) : NULL;
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.install", target, &op);
+	if (!e)
+		e = consent(cli, a, &p);
+	pw_runtime_install_result r = { 0 };
+	if (!e)
+		e = do_install(cli, a, &p, cat, op, &r);
+	pw_cli_op_end(cat, op, e);
+	if (!e)
+		print_install_result(cli, &p, &r);
+	int rc = e ? fail(cli, e) : 0;
+	pw_runtime_install_result_clear(&r);
+	pw_catalog_close(&cat);
+	free(target);
+	plan_clear(&p);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- verify, rollback, remove */
+
+static int run_verify(pw_cli *cli)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	pw_runtime_verify_result r = { 0 };
+	/* verify writes only its own record; in read-only mode it reads the catalog. */
+	char *path = pw_paths_catalog(cli->box_root);
+	pw_err *e = cli->mode == PW_MODE_READ_ONLY ? pw_catalog_open(path, PW_CATALOG_READ_ONLY, &cat)
+						   : pw_cli_catalog_rw(cli, &cat);
+	free(path);
+	if (!e && cli->mode != PW_MODE_READ_ONLY)
+		e = pw_cli_op_begin(cli, cat, "runtime.verify", "current", &op);
+	if (!e)
+		e = pw_runtime_verify(cli->box_root, cat, &r);
+	size_t diffs = r.modified + r.mode + r.missing + r.unexpected;
+	pw_err *verdict = !e && diffs ? pw_err_new(PW_ERR_FAILED, NULL, _("%zu files differ from the manifest"), diffs) : NULL;
+	pw_cli_op_end(cat, op, e ? e : verdict);
+	int rc = 0;
+	if (e) {
+		rc = fail(cli, e);
+	} else if (cli->json) {
+		json_t *lines = json_array();
+		for (size_t i = 0; i < r.line_count; i++)
+			json_array_append_new(lines, pw_render_json_str(r.lines[i]));
+		pw_render_json(stdout, json_pack("{s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:o}", "schema", 1, "ok", diffs == 0,
+						 "files_checked", (json_int_t)r.files_checked, "modified", (json_int_t)r.modified,
+						 "mode", (json_int_t)r.mode, "missing", (json_int_t)r.missing,
+						 "unexpected", (json_int_t)r.unexpected, "differences", lines));
+		rc = diffs ? PW_EXIT_FAILED : 0;
+	} else {
+		for (size_t i = 0; i < r.line_count; i++)
+			printf("%s\n", r.lines[i]);
+		printf(_("%lld files checked: %zu modified, %zu mode changed, %zu missing, %zu unexpected\n"),
+		       (long long)r.files_checked, r.modified, r.mode, r.missing, r.unexpected);
+		rc = diffs ? PW_EXIT_FAILED : 0;
+	}
+	pw_err_free(verdict);
+	pw_runtime_verify_result_clear(&r);
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+static int run_rollback(pw_cli *cli)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	char *version = NULL;
+	pw_err *e = pw_cli_require_write(cli, _("a rollback"));
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.rollback", "previous", &op);
+	if (!e)
+		e = pw_runtime_rollback(cli->box_root, cat, &version);
+	pw_cli_op_end(cat, op, e);
+	int rc = e ? fail(cli, e) : 0;
+	if (!e && cli->json)
+		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "current_version", version));
+	else if (!e)
+		printf(_("rolled back: CPython %s is current again\n"), version);
+	free(version);
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+static int run_remove(pw_cli *cli)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0, removed = 0;
+	pw_err *e = pw_cli_require_write(cli, _("removing the runtime"));
+	if (!e && !cli->yes && !(isatty(STDIN_FILENO) && pw_cli_confirm(_("Remove the managed Python runtime for every user of this machine?"))))
+		e = pw_err_new(PW_ERR_REFUSED, _("pass --yes to confirm"), _("not removed: no confirmation"));
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.remove", "current", &op);
+	if (!e)
+		e = pw_runtime_remove(cli->box_root, cat, &removed);
+	pw_cli_op_end(cat, op, e);
+	int rc = e ? fail(cli, e) : 0;
+	if (!e && cli->json)
+		pw_render_json(stdout, json_pack("{s:i,s:b}", "schema", 1, "removed", removed > 0));
+	else if (!e)
+		printf(removed ? _("the managed Python runtime was removed\n") : _("there was no managed runtime to remove\n"));
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+static int run_runtime(pw_cli *cli, int argc, char **argv)
+{
+	runtime_args a = { .cli = cli };
+	int first = pw_cli_parse_command(cli, &pw_cmd_runtime, argc, argv, "", runtime_longopts, handle_option, &a);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first + 1 != argc) {
+		pw_cli_usage_error(cli, first == argc ? _("'runtime' needs a subcommand: status, install, verify, rollback or remove")
+						      : _("'runtime' takes one subcommand"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return fail(cli, e);
+	const char *sub = argv[first];
+	if (strcmp(sub, "status") == 0)
+		return run_status(cli, &a);
+	if (strcmp(sub, "install") == 0)
+		return run_install(cli, &a);
+	if (strcmp(sub, "verify") == 0)
+		return run_verify(cli);
+	if (strcmp(sub, "rollback") == 0)
+		return run_rollback(cli);
+	if (strcmp(sub, "remove") == 0)
+		return run_remove(cli);
+	pw_cli_usage_error(cli, _("unknown runtime subcommand '%s'"), sub);
+	return PW_EXIT_USAGE;
+}
+
+const pw_cmd pw_cmd_runtime = {
+	.name = "runtime",
+	.summary = N_("status, install, verify, roll back or remove the managed CPython"),
+	.usage = N_("status|install|verify|rollback|remove [--version V] [--pins FILE]\n"
+		    "       [--mirror URL] [--archive FILE] [--cacert FILE] [--dry-run] [--progress auto|bar|none|json]"),
+	.run = run_runtime,
+};

@@ -1,0 +1,785 @@
+/*
+ * Guarded extraction.
+ *
+ * libarchive reads the archive and writes the files, but every entry is
+ * first checked here against our own rules; archive_write_disk's SECURE_*
+ * flags are only a second line. Why the rules keep everything inside dest:
+ *
+ * - Names are split into components; absolute names and ".." are refused,
+ *   so a name on its own cannot leave dest.
+ * - Nothing is written through a symlink: every existing parent of an entry
+ *   must be a real directory (lstat), and an existing path is never
+ *   replaced (only a directory entry may repeat a directory). So the
+ *   directories under dest stay real directories the whole time.
+ * - A symlink's target is relative and may have ".." only at its start.
+ *   Those climb the entry's parents, which are real directories, so
+ *   counting them against the entry's depth is exact; the names after them
+ *   only descend, and any link among them obeys the same rule.
+ * - A hardlink's target is a clean in-archive path naming a regular file
+ *   extracted earlier, reached through real directories.
+ *
+ * Limits count every entry and every byte of file data, both from the
+ * headers before writing and from the data blocks while copying, so a
+ * header that lies about its size cannot write past max_bytes.
+ */
+#include "config.h"
+
+#include "extract.h"
+#include "clock.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATH_LIMIT 1024
+#define NAME_LIMIT 255
+#define DEFAULT_MAX_BYTES ((int64_t)2 << 30)
+#define DEFAULT_MAX_ENTRIES 100000
+#define PROGRESS_MS 100
+#define SHOWN_MAX 200
+/* ARCHIVE_ERRNO_MISC, which libarchive keeps in a private header: the
+ * errno it reports for its own refusals, as opposed to a system error. */
+#define LA_ERRNO_MISC (-1)
+
+static const char hostile_hint[] =
+	N_("the archive may be damaged or malicious; get it again from a trusted source");
+static const char limit_hint[] =
+	N_("the archive unpacks to more than pyward allows; it may be a decompression bomb");
+static const char corrupt_hint[] = N_("the download may be damaged; fetch it again");
+
+struct xs {
+	const pw_extract_opts *o;
+	struct archive *in;
+	struct archive *out;
+	char *dest;             /* realpath of the directory we created */
+	int64_t max_bytes;
+	int64_t max_entries;
+	int64_t archive_size;
+	int64_t entries;
+	int64_t bytes;
+	int64_t started_ms;
+	int64_t last_ms;
+	bool reported;
+};
+
+/* ----------------------------------------------------------------- text */
+
+/* name with control characters escaped and cut to SHOWN_MAX bytes (on a
+ * UTF-8 boundary), so a message cannot forge lines or fill the screen. */
+static char *shown_name(const char *name)
+{
+	if (!name)
+		return xstrdup("?");
+	size_t n = strlen(name);
+	bool cut = n > SHOWN_MAX;
+	if (cut)
+		for (n = SHOWN_MAX; n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80; n--)
+			;
+	char *out = xmalloc(n * 4 + 4), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c < 0x20 || c == 0x7f)
+			o += sprintf(o, "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	strcpy(o, cut ? "..." : "");
+	return out;
+}
+
+/* "8 MiB" for whole mebibytes, else "N bytes". */
+static char *size_text(int64_t n)
+{
+	if (n > 0 && n % (1 << 20) == 0)
+		return xasprintf(_("%lld MiB"), (long long)(n >> 20));
+	return xasprintf(_("%lld bytes"), (long long)n);
+}
+
+static pw_err *refuse_v(const char *hint, const char *name, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static pw_err *refuse_v(const char *hint, const char *name, const char *fmt, va_list ap)
+{
+	char *rule = xvasprintf(fmt, ap);
+	char *shown = shown_name(name);
+	pw_err *e = pw_err_new(PW_ERR_REFUSED, hint,
+		_("archive entry '%s' %s; the archive was rejected and nothing was installed"),
+		shown, rule);
+	free(shown);
+	free(rule);
+	return e;
+}
+
+/* PW_ERR_REFUSED naming the entry and the rule it breaks. */
+static pw_err *refuse(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static pw_err *refuse(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pw_err *e = refuse_v(_(hostile_hint), name, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+static pw_err *refuse_limit(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static pw_err *refuse_limit(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pw_err *e = refuse_v(_(limit_hint), name, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+static pw_err *read_error(const struct xs *x)
+{
+	const char *why = archive_error_string(x->in);
+	return pw_err_new(PW_ERR_CORRUPT, _(corrupt_hint), _("cannot read archive %s: %s"),
+		x->o->archive, why ? why : _("unknown error"));
+}
+
+/* libarchive's own guards report LA_ERRNO_MISC; a real errno is a disk
+ * problem. */
+static pw_err *write_error(const struct xs *x, const char *name)
+{
+	int eno = archive_errno(x->out);
+	const char *why = archive_error_string(x->out);
+	char *shown = shown_name(name);
+	pw_err *e;
+	if (eno == LA_ERRNO_MISC || eno == 0)
+		e = pw_err_new(PW_ERR_REFUSED, _(hostile_hint),
+			_("archive entry '%s' was refused while writing: %s; "
+			  "the archive was rejected and nothing was installed"),
+			shown, why ? why : _("unknown error"));
+	else
+		e = pw_err_new(PW_ERR_IO, NULL, _("cannot write archive entry '%s': %s"),
+			shown, why ? why : strerror(eno));
+	free(shown);
+	return e;
+}
+
+static pw_err *cancelled(const struct xs *x)
+{
+	return pw_err_new(PW_ERR_CANCELLED, NULL, _("extraction of %s was cancelled"),
+		x->o->archive);
+}
+
+/* ---------------------------------------------------------------- names */
+
+static bool is_dot(const char *s, size_t n)
+{
+	return n == 1 && s[0] == '.';
+}
+
+static bool is_dotdot(const char *s, size_t n)
+{
+	return n == 2 && s[0] == '.' && s[1] == '.';
+}
+
+/* Rebuild path without empty and "." components into *clean ("" for the
+ * archive's root entry). Returns the rule it breaks (a msgid), or NULL. */
+static const char *clean_path(const char *path, char **clean)
+{
+	*clean = NULL;
+	if (!path || !*path)
+		return N_("has an empty name");
+	if (path[0] == '/')
+		return N_("has an absolute path");
+	if (strlen(path) > PATH_LIMIT)
+		return N_("has a path longer than 1024 bytes");
+	char *out = xmalloc(strlen(path) + 1);
+	size_t len = 0;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		const char *rule = is_dotdot(p, n) ? N_("has a '..' component")
+			: n > NAME_LIMIT ? N_("has a path component longer than 255 bytes") : NULL;
+		if (rule) {
+			free(out);
+			return rule;
+		}
+		if (n && !is_dot(p, n)) {
+			if (len)
+				out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+		p += *p == '/';
+	}
+	out[len] = '\0';
+	*clean = out;
+	return NULL;
+}
+
+static long depth_of(const char *clean)
+{
+	long d = 0;
+	for (const char *p = clean; *p; p++)
+		d += *p == '/';
+	return d; /* components of the parent */
+}
+
+/* A symlink target may climb with leading ".." only as far as the entry's
+ * depth, then descend by names: ".." after a name could climb out through
+ * another link (d/l -> .. makes d/l/../.. leave the root). */
+static pw_err *check_symlink(const char *name, const char *clean, const char *target)
+{
+	if (!target || !*target)
+		return refuse(name, "%s", _("is a symlink with an empty target"));
+	char *t = shown_name(target);
+	pw_err *e = NULL;
+	long depth = depth_of(clean);
+	bool named = false;
+	if (target[0] == '/')
+		e = refuse(name, _("is a symlink to an absolute path ('%s')"), t);
+	else if (strlen(target) > PATH_LIMIT)
+		e = refuse(name, _("is a symlink with a target longer than %d bytes"), PATH_LIMIT);
+	for (const char *p = target; !e && *p;) {
+		size_t n = strcspn(p, "/");
+		if (is_dotdot(p, n) && named)
+			e = refuse(name, _("is a symlink with '..' after a name in its target ('%s')"), t);
+		else if (is_dotdot(p, n) && --depth < 0)
+			e = refuse(name, _("is a symlink pointing outside the archive ('%s')"), t);
+		else if (n && !is_dot(p, n) && !is_dotdot(p, n))
+			named = true;
+		p += n;
+		p += *p == '/';
+	}
+	free(t);
+	return e;
+}
+
+static pw_err *check_type(const char *name, mode_t type)
+{
+	switch (type) {
+	case AE_IFREG:
+	case AE_IFDIR:
+	case AE_IFLNK:
+		return NULL;
+	case AE_IFCHR:
+		return refuse(name, "%s", _("is a character device"));
+	case AE_IFBLK:
+		return refuse(name, "%s", _("is a block device"));
+	case AE_IFIFO:
+		return refuse(name, "%s", _("is a FIFO"));
+	case AE_IFSOCK:
+		return refuse(name, "%s", _("is a socket"));
+	}
+	return refuse(name, "%s", _("has an unknown file type"));
+}
+
+/* ------------------------------------------------------------- on disk */
+
+/* lstat dest/rel; *exists tells whether it is there. */
+static pw_err *lstat_under(const struct xs *x, const char *rel, struct stat *st, bool *exists)
+{
+	char *p = xasprintf("%s/%s", x->dest, rel);
+	pw_err *e = NULL;
+	*exists = lstat(p, st) == 0;
+	if (!*exists && errno != ENOENT && errno != ENOTDIR)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot inspect %s"), p);
+	free(p);
+	return e;
+}
+
+/* Every parent of clean that exists must be a real directory; *missing is
+ * set when one does not exist (so neither does clean). */
+static pw_err *check_parents(const struct xs *x, const char *name, const char *clean,
+	bool *missing)
+{
+	char *rel = xstrdup(clean);
+	pw_err *e = NULL;
+	*missing = false;
+	for (char *s = strchr(rel, '/'); s && !e && !*missing; s = strchr(s + 1, '/')) {
+		struct stat st;
+		bool exists;
+		*s = '\0';
+		e = lstat_under(x, rel, &st, &exists);
+		if (!e && !exists)
+			*missing = true;
+		else if (!e && !S_ISDIR(st.st_mode))
+			e = refuse(name, _("would be written through '%s', "
+					   "which is a link or a file, not a directory"), rel);
+		*s = '/';
+	}
+	free(rel);
+	return e;
+}
+
+/* The entry must not replace anything, except a directory repeated. */
+static pw_err *check_new(const struct xs *x, const char *name, const char *clean, bool is_dir)
+{
+	bool missing, exists;
+	struct stat st;
+	pw_err *e = check_parents(x, name, clean, &missing);
+	if (e || missing)
+		return e;
+	e = lstat_under(x, clean, &st, &exists);
+	if (!e && exists && !(is_dir && S_ISDIR(st.st_mode)))
+		e = refuse(name, "%s", _("would replace an earlier entry"));
+	return e;
+}
+
+/* A hardlink must name a regular file extracted earlier, reached through
+ * real directories. *target gets the cleaned in-archive path. */
+static pw_err *check_hardlink(const struct xs *x, const char *name, const char *link,
+	char **target)
+{
+	char *t = shown_name(link);
+	bool missing = false, exists = false;
+	struct stat st;
+	pw_err *e = NULL;
+	const char *rule = clean_path(link, target);
+	if (rule)
+		e = refuse(name, _("is a hardlink whose target '%s' %s"), t, _(rule));
+	else if (!**target)
+		e = refuse(name, "%s", _("is a hardlink to the archive's root"));
+	if (!e)
+		e = check_parents(x, name, *target, &missing);
+	if (!e && !missing)
+		e = lstat_under(x, *target, &st, &exists);
+	if (!e && !(exists && S_ISREG(st.st_mode)))
+		e = refuse(name, _("is a hardlink to '%s', which is not a file extracted earlier"), t);
+	free(t);
+	if (e) {
+		free(*target);
+		*target = NULL;
+	}
+	return e;
+}
+
+/* ------------------------------------------------------------- progress */
+
+static void progress(struct xs *x, bool final)
+{
+	const pw_events *ev = x->o->events;
+	if (!ev || !ev->progress)
+		return;
+	int64_t now = pw_clock_mono_ms();
+	if (!final && x->reported && now - x->last_ms < PROGRESS_MS)
+		return;
+	x->reported = true;
+	x->last_ms = now;
+	int64_t done = final ? x->archive_size : archive_filter_bytes(x->in, -1);
+	double secs = (double)(now - x->started_ms) / 1000.0;
+	pw_progress p = { "extract", done, x->archive_size, 0, -1 };
+	if (secs > 0 && done > 0) {
+		p.rate = (double)done / secs;
+		p.eta_seconds = (double)(x->archive_size - done) / p.rate;
+	}
+	pw_events_progress(ev, &p);
+}
+
+/* ----------------------------------------------------------------- data */
+
+/* Refuse when this entry would take the total past max_bytes. */
+static pw_err *check_bytes(const struct xs *x, const char *name, int64_t entry_bytes)
+{
+	if (entry_bytes <= x->max_bytes - x->bytes)
+		return NULL;
+	char *lim = size_text(x->max_bytes);
+	pw_err *e = refuse_limit(name, _("would exceed the limit of %s of unpacked data"), lim);
+	free(lim);
+	return e;
+}
+
+/* Copy the entry's data, counting what the blocks really hold (the end of
+ * the furthest block, so sparse holes count too). */
+static pw_err *copy_data(struct xs *x, const char *name, int64_t declared)
+{
+	int64_t end = 0;
+	for (;;) {
+		const void *buf;
+		size_t len;
+		la_int64_t off;
+		if (pw_cancel_raised(x->o->cancel))
+			return cancelled(x);
+		int r = archive_read_data_block(x->in, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return read_error(x);
+		if (off < 0 || (int64_t)len > INT64_MAX - off)
+			return refuse(name, "%s", _("has a data block at an impossible offset"));
+		if (off + (int64_t)len > end)
+			end = off + (int64_t)len;
+		pw_err *e = check_bytes(x, name, end > declared ? end : declared);
+		if (e)
+			return e;
+		r = archive_write_data_block(x->out, buf, len, off);
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return write_error(x, name);
+		progress(x, false);
+	}
+	x->bytes += end > declared ? end : declared;
+	return NULL;
+}
+
+static void warn_entry(const struct xs *x, struct archive *a, const char *name)
+{
+	char *shown = shown_name(name);
+	const char *why = archive_error_string(a);
+	pw_events_log(x->o->events, PW_LOG_WARN, _("archive entry '%s': %s"), shown,
+		why ? why : _("warning"));
+	free(shown);
+}
+
+/* Point the entry below dest, drop setuid/setgid/sticky, write it. */
+static pw_err *write_entry(struct xs *x, struct archive_entry *ae, const char *name,
+	const char *clean, const char *link)
+{
+	char *full = xasprintf("%s/%s", x->dest, clean);
+	archive_entry_set_pathname(ae, full);
+	free(full);
+	if (link) {
+		char *lfull = xasprintf("%s/%s", x->dest, link);
+		archive_entry_set_hardlink(ae, lfull);
+		free(lfull);
+	}
+	archive_entry_set_perm(ae, archive_entry_perm(ae) & 0777);
+	/* before writing the header, which may unset the size */
+	int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+	if (declared < 0)
+		declared = 0;
+	int r = archive_write_header(x->out, ae);
+	if (r == ARCHIVE_WARN)
+		warn_entry(x, x->out, name);
+	else if (r != ARCHIVE_OK)
+		return write_error(x, name);
+	pw_err *e = copy_data(x, name, declared);
+	if (e)
+		return e;
+	r = archive_write_finish_entry(x->out);
+	if (r == ARCHIVE_WARN)
+		warn_entry(x, x->out, name);
+	else if (r != ARCHIVE_OK)
+		return write_error(x, name);
+	return NULL;
+}
+
+/* Everything decided from the header alone, before anything is written. */
+static pw_err *check_header(struct xs *x, struct archive_entry *ae, const char *name,
+	const char *clean, char **link)
+{
+	mode_t type = archive_entry_filetype(ae);
+	const char *hard = archive_entry_hardlink(ae);
+	pw_err *e = NULL;
+	*link = NULL;
+	if (hard)
+		e = check_hardlink(x, name, hard, link);
+	else
+		e = check_type(name, type);
+	if (!e && !hard && type == AE_IFLNK)
+		e = check_symlink(name, clean, archive_entry_symlink(ae));
+	if (!e && archive_entry_size_is_set(ae))
+		e = check_bytes(x, name, archive_entry_size(ae));
+	if (!e)
+		e = check_new(x, name, clean, !hard && type == AE_IFDIR);
+	return e;
+}
+
+static pw_err *entry_named(struct xs *x, struct archive_entry *ae, const char *name)
+{
+	char *clean = NULL, *link = NULL;
+	const char *rule = clean_path(name, &clean);
+	if (rule)
+		return refuse(name, "%s", _(rule));
+	pw_err *e = NULL;
+	bool root_dir = archive_entry_filetype(ae) == AE_IFDIR && !archive_entry_hardlink(ae);
+	if (!*clean && !root_dir)
+		e = refuse(name, "%s", _("has an empty name"));
+	else if (*clean) { /* "./" is dest itself, which we made: nothing to write */
+		e = check_header(x, ae, name, clean, &link);
+		if (!e)
+			e = write_entry(x, ae, name, clean, link);
+	}
+	free(clean);
+	free(link);
+	return e;
+}
+
+/* The name is copied first: write_entry() repoints the entry, and with it
+ * the string archive_entry_pathname() returned. */
+static pw_err *one_entry(struct xs *x, struct archive_entry *ae)
+{
+	const char *p = archive_entry_pathname(ae);
+	char *name = p ? xstrdup(p) : NULL;
+	pw_err *e;
+	if (++x->entries > x->max_entries)
+		e = refuse_limit(name, _("exceeds the limit of %lld entries"),
+			(long long)x->max_entries);
+	else
+		e = entry_named(x, ae, name);
+	free(name);
+	return e;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+/* True when libarchive decodes with filter itself: a filter it can only
+ * run as an external program returns ARCHIVE_WARN, and we probe on a
+ * throwaway handle because a registration cannot be undone. */
+static bool builtin_filter(int (*filter)(struct archive *))
+{
+	struct archive *probe = archive_read_new();
+	bool ok = filter(probe) == ARCHIVE_OK;
+	archive_read_free(probe);
+	return ok;
+}
+
+/* Not archive_read_support_filter_all: it would also accept formats that
+ * libarchive decodes by running an external program on hostile input. */
+static void read_filters(struct archive *a)
+{
+	int (*const filters[])(struct archive *) = {
+		archive_read_support_filter_gzip, archive_read_support_filter_bzip2,
+		archive_read_support_filter_xz, archive_read_support_filter_zstd,
+	};
+	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++)
+		if (builtin_filter(filters[i]))
+			filters[i](a);
+}
+
+static pw_err *open_archives(struct xs *x)
+{
+	x->in = archive_read_new();
+	x->out = archive_write_disk_new();
+	read_filters(x->in);
+	archive_read_support_format_tar(x->in);
+	/* Not SECURE_NOABSOLUTEPATHS: our pathnames are dest/NAME, absolute by
+	 * construction; absolute NAMEs are refused before that. Not OWNER:
+	 * ownership is never restored. */
+	archive_write_disk_set_options(x->out, ARCHIVE_EXTRACT_SECURE_NODOTDOT
+		| ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_PERM
+		| ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_NO_OVERWRITE);
+	if (archive_read_open_filename(x->in, x->o->archive, 64 * 1024) != ARCHIVE_OK)
+		return read_error(x);
+	return NULL;
+}
+
+static pw_err *run(struct xs *x)
+{
+	progress(x, false);
+	for (;;) {
+		struct archive_entry *ae;
+		if (pw_cancel_raised(x->o->cancel))
+			return cancelled(x);
+		int r = archive_read_next_header(x->in, &ae);
+		if (r == ARCHIVE_EOF)
+			return NULL;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return read_error(x);
+		if (r == ARCHIVE_WARN)
+			warn_entry(x, x->in, archive_entry_pathname(ae));
+		pw_err *e = one_entry(x, ae);
+		if (e)
+			return e;
+		progress(x, false);
+	}
+}
+
+/* Close both ends; closing the writer applies deferred directory modes
+ * and times, so it can fail too. */
+static pw_err *close_archives(struct xs *x, pw_err *e)
+{
+	if (x->out && archive_write_close(x->out) != ARCHIVE_OK && !e)
+		e = pw_err_new(PW_ERR_IO, NULL, _("cannot finish extracting %s: %s"),
+			x->o->archive, archive_error_string(x->out));
+	if (x->out)
+		archive_write_free(x->out);
+	if (x->in)
+		archive_read_free(x->in);
+	x->in = x->out = NULL;
+	return e;
+}
+
+static pw_err *make_dest(struct xs *x)
+{
+	const char *dest = x->o->dest;
+	if (mkdir(dest, 0755) < 0)
+		return pw_err_errno(PW_ERR_IO, errno,
+			errno == EEXIST ? _("the staging directory must not exist yet") : NULL,
+			_("cannot create staging directory %s"), dest);
+	x->dest = realpath(dest, NULL);
+	if (!x->dest) {
+		int eno = errno;
+		rmdir(dest);
+		return pw_err_errno(PW_ERR_IO, eno, NULL, _("cannot resolve %s"), dest);
+	}
+	return NULL;
+}
+
+static pw_err *start(struct xs *x, const pw_extract_opts *o)
+{
+	struct stat st;
+	memset(x, 0, sizeof *x);
+	x->o = o;
+	if (!o || !o->archive || !o->dest || !*o->dest)
+		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("extract needs an archive and a destination"));
+	x->max_bytes = o->max_bytes > 0 ? o->max_bytes : DEFAULT_MAX_BYTES;
+	x->max_entries = o->max_entries > 0 ? o->max_entries : DEFAULT_MAX_ENTRIES;
+	if (stat(o->archive, &st) < 0)
+		return pw_err_errno(errno == ENOENT ? PW_ERR_NOTFOUND : PW_ERR_IO, errno, NULL,
+			_("cannot read archive %s"), o->archive);
+	x->archive_size = st.st_size;
+	x->started_ms = pw_clock_mono_ms();
+	return make_dest(x);
+}
+
+pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res)
+{
+	struct xs x;
+	if (res)
+		memset(res, 0, sizeof *res);
+	pw_err *e = start(&x, opts);
+	if (e)
+		return e; /* dest is not ours (or was not made): leave it */
+	e = open_archives(&x);
+	if (!e)
+		e = run(&x);
+	e = close_archives(&x, e);
+	if (e) {
+		pw_err *rm = pw_extract_remove_tree(x.dest);
+		if (rm)
+			pw_events_log(opts->events, PW_LOG_WARN, "%s", pw_err_message(rm));
+		pw_err_free(rm);
+	} else {
+		progress(&x, true);
+		if (res) {
+			res->entries = x.entries;
+			res->bytes = x.bytes;
+		}
+	}
+	free(x.dest);
+	return e;
+}
+
+/* --------------------------------------------------------------- remove */
+
+static pw_err *remove_at(int dfd, const char *dir, const char *name, dev_t dev);
+
+static pw_err *remove_error(const char *dir, const char *name)
+{
+	return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s/%s"), dir, name);
+}
+
+/* The names in the open directory fd, read in full before anything is
+ * removed: what readdir() returns once entries go is unspecified. */
+static char **list_names(int fd, size_t *count)
+{
+	int dup_fd = dup(fd);
+	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	*count = 0;
+	if (!d) {
+		int eno = errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		errno = eno;
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (is_dot(de->d_name, strlen(de->d_name)) || is_dotdot(de->d_name, strlen(de->d_name)))
+			continue;
+		if (n == cap)
+			v = xrealloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+		v[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	*count = n;
+	return v ? v : xcalloc(1, sizeof *v);
+}
+
+/* Empty the open directory fd (shown as path), keeping the first error. */
+static pw_err *remove_contents(int fd, const char *path, dev_t dev)
+{
+	size_t n;
+	char **names = list_names(fd, &n);
+	if (!names)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot read directory %s"), path);
+	pw_err *first = NULL;
+	for (size_t i = 0; i < n; i++) {
+		pw_err *e = remove_at(fd, path, names[i], dev);
+		if (e && !first)
+			first = e;
+		else
+			pw_err_free(e);
+		free(names[i]);
+	}
+	free(names);
+	return first;
+}
+
+/* Open directory name in dfd without following a link; a directory we
+ * may not read or change (0555, 0000) is given u+rwx first, so that the
+ * archive's own modes cannot make the tree unremovable. */
+static int open_dir_at(int dfd, const char *name, mode_t mode)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dfd, name, flags);
+	if (fd < 0 && errno == EACCES && fchmodat(dfd, name, (mode & 07777) | 0700, 0) == 0)
+		fd = openat(dfd, name, flags);
+	if (fd >= 0 && (mode & 0700) != 0700)
+		(void)fchmod(fd, (mode & 07777) | 0700);
+	return fd;
+}
+
+static pw_err *remove_at(int dfd, const char *dir, const char *name, dev_t dev)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? NULL : remove_error(dir, name);
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? remove_error(dir, name) : NULL;
+	if (st.st_dev != dev)
+		return pw_err_new(PW_ERR_REFUSED, NULL,
+			_("not removing %s/%s: it is on another file system"), dir, name);
+	int fd = open_dir_at(dfd, name, st.st_mode);
+	if (fd < 0)
+		return remove_error(dir, name);
+	char *path = xasprintf("%s/%s", dir, name);
+	pw_err *e = remove_contents(fd, path, dev);
+	close(fd);
+	free(path);
+	if (!e && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		e = remove_error(dir, name);
+	return e;
+}
+
+pw_err *pw_extract_remove_tree(const char *path)
+{
+	struct stat st, root;
+	if (!path || !*path)
+		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("no directory to remove"));
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? NULL
+			: pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s"), path);
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 && errno != ENOENT
+			? pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s"), path) : NULL;
+	if (stat("/", &root) == 0 && root.st_dev == st.st_dev && root.st_ino == st.st_ino)
+		return pw_err_new(PW_ERR_REFUSED, NULL, "%s", _("refusing to remove /"));
+	int fd = open_dir_at(AT_FDCWD, path, st.st_mode);
+	if (fd < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s"), path);
+	pw_err *e = remove_contents(fd, path, st.st_dev);
+	close(fd);
+	if (!e && rmdir(path) < 0 && errno != ENOENT)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s"), path);
+	return e;
+}

@@ -1,0 +1,42 @@
+/*
+ * Guarded extraction of a .tar.gz (any format libarchive reads) into a
+ * private staging directory. Refused, rejecting the whole archive and
+ * removing the staging directory: absolute paths, any ".." component,
+ * symlinks or hardlinks whose target resolves outside the staging root,
+ * device, FIFO and socket entries, paths longer than PATH_MAX-ish bounds,
+ * more than max_entries entries or more than max_bytes in total (a
+ * decompression bomb is stopped while being read, not after). setuid,
+ * setgid and sticky bits are stripped; ownership is never restored.
+ */
+#ifndef PW_EXTRACT_H
+#define PW_EXTRACT_H
+
+#include "cancel.h"
+#include "err.h"
+#include "events.h"
+
+#include <stdint.h>
+
+typedef struct pw_extract_opts {
+	const char *archive;
+	const char *dest;       /* created (mode 0755); must not exist yet */
+	int64_t max_bytes;      /* 0: default 2 GiB */
+	int64_t max_entries;    /* 0: default 100000 */
+	const pw_cancel *cancel;
+	const pw_events *events; /* progress with stage "extract" (bytes of archive read) */
+} pw_extract_opts;
+
+typedef struct pw_extract_result {
+	int64_t entries;
+	int64_t bytes;          /* total size of regular files written */
+} pw_extract_result;
+
+/* PW_ERR_REFUSED for a hostile entry (the message names the entry and the
+ * rule), PW_ERR_CORRUPT for an unreadable archive, PW_ERR_IO for disk
+ * errors. On any error dest is removed. */
+pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res);
+
+/* rm -rf that never follows symlinks (used for staging and removal). */
+pw_err *pw_extract_remove_tree(const char *path);
+
+#endif

@@ -1,0 +1,347 @@
+/* Runtime pins: parse and query the trusted-archive table; detect the platform. */
+#include "config.h"
+
+#include "pins.h"
+
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define PINS_MAX_BYTES (1024 * 1024)
+
+struct pw_pins {
+	char *source;
+	char *text;     /* owned copy; pins point into it */
+	pw_pin *items;
+	size_t count;
+};
+
+static const char *const columns[] = { "version", "release", "platform", "url", "sha256", "size" };
+#define NCOLUMNS (sizeof columns / sizeof columns[0])
+
+static const char *const supported[] = {
+	"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "x86_64-apple-darwin",
+	"aarch64-apple-darwin", "x86_64-pc-windows-msvc",
+};
+
+static pw_err *bad_line(const char *name, int line, const char *what)
+{
+	return pw_err_new(PW_ERR_USAGE,
+			  _("each line is: version, release, platform, url, sha256, size (bytes or -), tab-separated"),
+			  _("%s:%d: %s"), name, line, what);
+}
+
+/* Split line at tabs into exactly NCOLUMNS fields (in place). */
+static int split_fields(char *line, char **fields)
+{
+	int n = 0;
+	for (char *p = line;; p++) {
+		if (n == (int)NCOLUMNS)
+			return -1;
+		fields[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p = '\0';
+	}
+	return n;
+}
+
+static bool is_hex64(const char *s)
+{
+	size_t i = 0;
+	for (; s[i]; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return i == 64;
+}
+
+static bool is_version(const char *s)
+{
+	int dots = 0;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++) {
+		if (*s == '.' && isdigit((unsigned char)s[1]))
+			dots++;
+		else if (!isdigit((unsigned char)*s))
+			return false;
+	}
+	return dots >= 1;
+}
+
+static pw_err *check_header(const char *name, int line, char **f, int n)
+{
+	if (n != (int)NCOLUMNS)
+		return bad_line(name, line, _("the header must name 6 columns"));
+	for (size_t i = 0; i < NCOLUMNS; i++)
+		if (strcmp(f[i], columns[i]) != 0)
+			return bad_line(name, line,
+					_("the header must be: version release platform url sha256 size"));
+	return NULL;
+}
+
+static pw_err *parse_size(const char *name, int line, const char *s, int64_t *out)
+{
+	if (strcmp(s, "-") == 0) {
+		*out = -1;
+		return NULL;
+	}
+	char *end = NULL;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0)
+		return bad_line(name, line, _("size must be a positive number of bytes or -"));
+	*out = v;
+	return NULL;
+}
+
+static pw_err *check_row(const char *name, int line, char **f, int n, pw_pin *pin)
+{
+	if (n != (int)NCOLUMNS)
+		return bad_line(name, line, _("expected 6 tab-separated fields"));
+	if (!is_version(f[0]))
+		return bad_line(name, line, _("version must look like 3.12.13"));
+	if (!*f[1] || strspn(f[1], "0123456789") != strlen(f[1]))
+		return bad_line(name, line, _("release must be digits, like 20260414"));
+	if (!*f[2] || strchr(f[2], ' ') || strchr(f[2], '/'))
+		return bad_line(name, line, _("platform must be a target triple"));
+	if (strncmp(f[3], "https://", 8) != 0 && strncmp(f[3], "http://", 7) != 0 &&
+	    strncmp(f[3], "file://", 7) != 0)
+		return bad_line(name, line, _("url must start with https://, http:// or file://"));
+	if (!is_hex64(f[4]))
+		return bad_line(name, line, _("sha256 must be 64 lower-case hex digits"));
+	*pin = (pw_pin){ .version = f[0], .release = f[1], .platform = f[2], .url = f[3],
+			 .sha256 = f[4], .line = line };
+	return parse_size(name, line, f[5], &pin->size);
+}
+
+static pw_err *parse_line(pw_pins *p, int line, char *text, bool *header_seen)
+{
+	size_t len = strlen(text);
+	if (len && text[len - 1] == '\r')
+		text[--len] = '\0';
+	if (len == 0 || text[0] == '#')
+		return NULL;
+	char *f[NCOLUMNS];
+	int n = split_fields(text, f);
+	if (!*header_seen) {
+		*header_seen = true;
+		return check_header(p->source, line, f, n);
+	}
+	p->items = xrealloc(p->items, (p->count + 1) * sizeof *p->items);
+	pw_err *e = check_row(p->source, line, f, n, &p->items[p->count]);
+	if (!e)
+		p->count++;
+	return e;
+}
+
+pw_err *pw_pins_parse(const char *name, const char *text, pw_pins **out)
+{
+	pw_pins *p = xcalloc(1, sizeof *p);
+	p->source = xstrdup(name);
+	p->text = xstrdup(text);
+	bool header_seen = false;
+	pw_err *e = NULL;
+	int line = 0;
+	for (char *s = p->text, *next; s && !e; s = next) {
+		next = strchr(s, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		e = parse_line(p, line, s, &header_seen);
+	}
+	if (!e && !header_seen)
+		e = bad_line(name, line, _("no header line and no pins"));
+	if (!e && p->count == 0)
+		e = bad_line(name, line, _("the table has no pins"));
+	if (e) {
+		pw_pins_free(&p);
+		return e;
+	}
+	*out = p;
+	return NULL;
+}
+
+pw_err *pw_pins_load(const char *path, pw_pins **out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("pins table %s"), path);
+	char *buf = xmalloc(PINS_MAX_BYTES + 1);
+	size_t n = fread(buf, 1, PINS_MAX_BYTES + 1, f);
+	bool err = ferror(f);
+	fclose(f);
+	pw_err *e = NULL;
+	if (err)
+		e = pw_err_new(PW_ERR_IO, NULL, _("pins table %s: read error"), path);
+	else if (n > PINS_MAX_BYTES)
+		e = pw_err_new(PW_ERR_USAGE, NULL, _("pins table %s: larger than 1 MiB"), path);
+	else if (memchr(buf, '\0', n))
+		e = pw_err_new(PW_ERR_USAGE, NULL, _("pins table %s: contains a NUL byte"), path);
+	if (!e) {
+		buf[n] = '\0';
+		e = pw_pins_parse(path, buf, out);
+	}
+	free(buf);
+	return e;
+}
+
+void pw_pins_free(pw_pins **p)
+{
+	if (!p || !*p)
+		return;
+	free((*p)->source);
+	free((*p)->text);
+	free((*p)->items);
+	free(*p);
+	*p = NULL;
+}
+
+const char *pw_pins_source(const pw_pins *p)
+{
+	return p->source;
+}
+
+size_t pw_pins_count(const pw_pins *p)
+{
+	return p->count;
+}
+
+const pw_pin *pw_pins_at(const pw_pins *p, size_t i)
+{
+	return i < p->count ? &p->items[i] : NULL;
+}
+
+int pw_pins_version_cmp(const char *a, const char *b)
+{
+	for (;;) {
+		char *ea, *eb;
+		long x = strtol(a, &ea, 10), y = strtol(b, &eb, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*ea != '.' || *eb != '.')
+			return (*ea == '.') - (*eb == '.');
+		a = ea + 1;
+		b = eb + 1;
+	}
+}
+
+static bool newer(const pw_pin *a, const pw_pin *b)
+{
+	int c = pw_pins_version_cmp(a->version, b->version);
+	return c > 0 || (c == 0 && strcmp(a->release, b->release) > 0);
+}
+
+static pw_err *not_found(const pw_pins *p, const char *platform, const char *version)
+{
+	char *have = xstrdup("");
+	for (size_t i = 0; i < p->count; i++) {
+		if (strcmp(p->items[i].platform, platform) != 0)
+			continue;
+		char *next = xasprintf("%s%s%s", have, *have ? ", " : "", p->items[i].version);
+		free(have);
+		have = next;
+	}
+	pw_err *e = version && *have
+		? pw_err_new(PW_ERR_NOTFOUND, NULL, _("%s pins no %s for %s (it pins: %s)"), p->source,
+			     version, platform, have)
+		: pw_err_new(PW_ERR_NOTFOUND, _("pass --pins FILE with a pin for this platform"),
+			     _("%s has no pin for %s"), p->source, platform);
+	free(have);
+	return e;
+}
+
+pw_err *pw_pins_find(const pw_pins *p, const char *platform, const char *version, const pw_pin **out)
+{
+	const pw_pin *best = NULL;
+	for (size_t i = 0; i < p->count; i++) {
+		const pw_pin *c = &p->items[i];
+		if (strcmp(c->platform, platform) != 0)
+			continue;
+		if (version && strcmp(c->version, version) != 0)
+			continue;
+		if (!best || newer(c, best))
+			best = c;
+	}
+	if (!best)
+		return not_found(p, platform, version);
+	*out = best;
+	return NULL;
+}
+
+char *pw_pins_url(const pw_pin *pin, const char *mirror)
+{
+	size_t plen = strlen(PW_PINS_UPSTREAM_PREFIX);
+	if (!mirror || !*mirror || strncmp(pin->url, PW_PINS_UPSTREAM_PREFIX, plen) != 0)
+		return xstrdup(pin->url);
+	size_t mlen = strlen(mirror);
+	while (mlen && mirror[mlen - 1] == '/')
+		mlen--;
+	return xasprintf("%.*s%s", (int)mlen, mirror, pin->url + plen);
+}
+
+char *pw_pins_file_name(const pw_pin *pin)
+{
+	const char *slash = strrchr(pin->url, '/');
+	return xstrdup(slash ? slash + 1 : pin->url);
+}
+
+static bool libc_is_musl(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	char line[512];
+	bool musl = false;
+	while (!musl && fgets(line, sizeof line, f))
+		musl = strstr(line, "ld-musl") != NULL || strstr(line, "libc.musl") != NULL;
+	fclose(f);
+	return musl;
+}
+
+static char *triple_for(const char *sys, const char *machine)
+{
+	bool x64 = strcmp(machine, "x86_64") == 0 || strcmp(machine, "amd64") == 0;
+	bool arm64 = strcmp(machine, "aarch64") == 0 || strcmp(machine, "arm64") == 0;
+	if (!x64 && !arm64)
+		return NULL;
+	const char *cpu = x64 ? "x86_64" : "aarch64";
+	if (strcmp(sys, "Linux") == 0)
+		return libc_is_musl() ? NULL : xasprintf("%s-unknown-linux-gnu", cpu);
+	if (strcmp(sys, "Darwin") == 0)
+		return xasprintf("%s-apple-darwin", cpu);
+	if (strncmp(sys, "MINGW", 5) == 0 || strncmp(sys, "MSYS", 4) == 0 || strncmp(sys, "CYGWIN", 6) == 0)
+		return x64 ? xstrdup("x86_64-pc-windows-msvc") : NULL;
+	return NULL;
+}
+
+pw_err *pw_platform_detect(const char *sysname, const char *machine, char **triple)
+{
+	struct utsname u;
+	if ((!sysname || !machine) && uname(&u) != 0)
+		return pw_err_errno(PW_ERR_FAILED, errno, NULL, "uname");
+	const char *sys = sysname ? sysname : u.sysname;
+	const char *mach = machine ? machine : u.machine;
+	*triple = triple_for(sys, mach);
+	if (*triple)
+		return NULL;
+	char *list = xstrdup("");
+	for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++) {
+		char *next = xasprintf("%s%s%s", list, i ? ", " : "", supported[i]);
+		free(list);
+		list = next;
+	}
+	pw_err *e = pw_err_new(PW_ERR_REFUSED, _("pass --python to use an interpreter you provide"),
+			       _("no managed runtime for this platform (%s %s%s); supported: %s"), sys, mach,
+			       strcmp(sys, "Linux") == 0 && libc_is_musl() ? ", musl libc" : "", list);
+	free(list);
+	return e;
+}

@@ -1,0 +1,770 @@
+/*
+ * The managed runtime: status, install (fetch, verify, extract, probe,
+ * record, swap), verify, rollback and remove. See runtime.h for the layout.
+ */
+#include "config.h"
+
+#include "runtime.h"
+
+#include "clock.h"
+#include "digest.h"
+#include "extract.h"
+#include "fetch.h"
+#include "i18n.h"
+#include "manifest.h"
+#include "paths.h"
+#include "runner.h"
+#include "runtime_db.h"
+#include "xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_TIMEOUT_S 60
+/* Extracted CPython trees are about 3.5 times their .tar.gz. */
+#define EXTRACT_RATIO 4
+
+static const char probe_code[] =
+	"import sys, ssl, sqlite3, venv, ensurepip\n"
+	"print('%d.%d.%d' % sys.version_info[:3])\n"
+	"print(ssl.OPENSSL_VERSION)\n";
+
+/* ---------------------------------------------------------------- places */
+
+static char *rt_dir(const char *box)
+{
+	return xasprintf("%s/runtime/python", box);
+}
+
+static char *rt_link(const char *box, const char *name)
+{
+	return xasprintf("%s/runtime/python/%s", box, name);
+}
+
+static char *rt_versions(const char *box)
+{
+	return xasprintf("%s/runtime/python/versions", box);
+}
+
+static char *install_name(const pw_pin *pin)
+{
+	return xasprintf("%s-%s-%.8s", pin->version, pin->release, pin->sha256);
+}
+
+/* The install a link (current/previous) points to, resolved; NULL when absent. */
+static char *link_target(const char *box, const char *name)
+{
+	char *link = rt_link(box, name);
+	char *real = realpath(link, NULL);
+	free(link);
+	return real;
+}
+
+const char *pw_runtime_state_name(pw_runtime_state s)
+{
+	switch (s) {
+	case PW_RUNTIME_NOT_PROVISIONED: return "not-provisioned";
+	case PW_RUNTIME_INSTALLED: return "installed";
+	case PW_RUNTIME_BROKEN: return "broken";
+	}
+	return "broken";
+}
+
+/* ---------------------------------------------------------------- status */
+
+static char *json_text(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+	return s ? xstrdup(s) : NULL;
+}
+
+static pw_err *read_marker(const char *dir, pw_runtime_info *out)
+{
+	char *path = xasprintf("%s/%s", dir, PW_RUNTIME_MARKER);
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	pw_err *e = NULL;
+	if (!j || !json_is_object(j)) {
+		e = pw_err_new(PW_ERR_CORRUPT, NULL, _("its marker %s is missing or unreadable"), path);
+	} else {
+		out->version = json_text(j, "version");
+		out->release = json_text(j, "release");
+		out->platform = json_text(j, "platform");
+		out->sha256 = json_text(j, "sha256");
+		out->url = json_text(j, "url");
+		out->installed_at = json_text(j, "installed_at");
+		out->pins_source = json_text(j, "pins_source");
+		out->pins_from_operator = json_is_true(json_object_get(j, "pins_from_operator"));
+		json_t *sz = json_object_get(j, "size_on_disk");
+		out->size_on_disk = json_is_integer(sz) ? json_integer_value(sz) : -1;
+		if (!out->version || !out->sha256)
+			e = pw_err_new(PW_ERR_CORRUPT, NULL, _("its marker %s lacks version or sha256"), path);
+	}
+	json_decref(j);
+	free(path);
+	return e;
+}
+
+static void previous_info(const char *box, pw_runtime_info *out)
+{
+	char *prev = link_target(box, "previous");
+	if (!prev)
+		return;
+	pw_runtime_info p = { 0 };
+	pw_err *e = read_marker(prev, &p);
+	out->has_previous = e == NULL;
+	if (!e)
+		out->previous_version = xstrdup(p.version);
+	pw_err_free(e);
+	pw_runtime_info_clear(&p);
+	free(prev);
+}
+
+pw_err *pw_runtime_status(const char *box_root, pw_runtime_info *out)
+{
+	memset(out, 0, sizeof *out);
+	out->size_on_disk = -1;
+	char *link = rt_link(box_root, "current");
+	struct stat st;
+	if (lstat(link, &st) != 0) {
+		out->state = PW_RUNTIME_NOT_PROVISIONED;
+		free(link);
+		previous_info(box_root, out);
+		return NULL;
+	}
+	out->path = realpath(link, NULL);
+	free(link);
+	if (!out->path) {
+		out->state = PW_RUNTIME_BROKEN;
+		out->why = xstrdup(_("the 'current' link points to an install that is gone"));
+		return NULL;
+	}
+	out->python = xasprintf("%s/bin/python3", out->path);
+	pw_err *e = read_marker(out->path, out);
+	if (e) {
+		out->state = PW_RUNTIME_BROKEN;
+		out->why = xstrdup(pw_err_message(e));
+		pw_err_free(e);
+	} else if (access(out->python, X_OK) != 0) {
+		out->state = PW_RUNTIME_BROKEN;
+		out->why = xasprintf(_("its interpreter %s is missing or not executable"), out->python);
+	} else {
+		out->state = PW_RUNTIME_INSTALLED;
+	}
+	previous_info(box_root, out);
+	return NULL;
+}
+
+void pw_runtime_info_clear(pw_runtime_info *i)
+{
+	char **fields[] = { &i->why, &i->path, &i->python, &i->version, &i->release, &i->platform,
+			    &i->sha256, &i->url, &i->installed_at, &i->pins_source, &i->previous_version };
+	for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+		free(*fields[k]);
+	memset(i, 0, sizeof *i);
+}
+
+pw_err *pw_runtime_python(const char *box_root, char **python)
+{
+	pw_runtime_info info;
+	pw_runtime_status(box_root, &info);
+	pw_err *e = NULL;
+	if (info.state == PW_RUNTIME_INSTALLED) {
+		*python = info.python;
+		info.python = NULL;
+	} else if (info.state == PW_RUNTIME_BROKEN) {
+		e = pw_err_new(PW_ERR_REFUSED,
+			       _("reinstall it with 'pyward runtime install', or 'pyward runtime rollback'"),
+			       _("the managed Python runtime is broken: %s"), info.why);
+	} else {
+		e = pw_err_new(PW_ERR_REFUSED, _("install it with 'pyward runtime install' or from the TUI"),
+			       _("managed Python runtime not provisioned"));
+	}
+	pw_runtime_info_clear(&info);
+	return e;
+}
+
+/* ---------------------------------------------------------------- preflight */
+
+int64_t pw_runtime_space_needed(int64_t size)
+{
+	return size < 0 ? -1 : size * (1 + EXTRACT_RATIO);
+}
+
+static pw_err *check_writable(const char *box)
+{
+	char *dir = rt_dir(box);
+	pw_err *e = pw_paths_mkdirs(dir, 0755);
+	if (!e && access(dir, W_OK) != 0)
+		e = pw_err_errno(PW_ERR_REFUSED, errno, _("run as a user who may write there, or pass --box-root DIR"),
+				 _("the box root %s is not writable"), box);
+	free(dir);
+	return e;
+}
+
+static pw_err *check_space(const char *box, int64_t size)
+{
+	struct statvfs vfs;
+	int64_t need = pw_runtime_space_needed(size);
+	if (need < 0 || statvfs(box, &vfs) != 0)
+		return NULL;
+	int64_t avail = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+	if (avail >= need)
+		return NULL;
+	return pw_err_new(PW_ERR_IO, _("free some space or pass --box-root DIR on a larger disk"),
+			  _("not enough free space in %s: %lld MB needed, %lld MB free"), box,
+			  (long long)(need / 1000000), (long long)(avail / 1000000));
+}
+
+/* Extract "host" from scheme://[user@]host[:port]/... */
+static char *url_host(const char *url)
+{
+	const char *p = strstr(url, "://");
+	if (!p)
+		return NULL;
+	p += 3;
+	const char *end = p + strcspn(p, "/?#");
+	const char *at = memchr(p, '@', (size_t)(end - p));
+	if (at)
+		p = at + 1;
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+		return close ? xstrndup(p + 1, (size_t)(close - p - 1)) : NULL;
+	}
+	const char *colon = memchr(p, ':', (size_t)(end - p));
+	return xstrndup(p, (size_t)((colon ? colon : end) - p));
+}
+
+static pw_err *check_resolves(const char *url)
+{
+	if (getenv("https_proxy") || getenv("HTTPS_PROXY") || getenv("all_proxy") || getenv("ALL_PROXY"))
+		return NULL; /* the proxy resolves it, not us */
+	char *host = url_host(url);
+	if (!host || !*host) {
+		free(host);
+		return NULL;
+	}
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	pw_err *e = NULL;
+	if (rc != 0)
+		e = pw_err_new(PW_ERR_NETWORK, _("check the network or DNS, or pass --mirror URL or --archive FILE"),
+			       _("cannot resolve host %s: %s"), host, gai_strerror(rc));
+	if (res)
+		freeaddrinfo(res);
+	free(host);
+	return e;
+}
+
+pw_err *pw_runtime_preflight(const char *box_root, const char *url, const char *archive, int64_t size)
+{
+	pw_err *e = check_writable(box_root);
+	if (!e)
+		e = check_space(box_root, size);
+	if (!e && !archive && url && (strncmp(url, "https://", 8) == 0 || strncmp(url, "http://", 7) == 0))
+		e = check_resolves(url);
+	return e;
+}
+
+/* ---------------------------------------------------------------- lock */
+
+static pw_err *take_lock(const pw_runtime_install_opts *o, int *fd_out, bool *waited)
+{
+	char *path = xasprintf("%s/runtime/.lock", o->box_root);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	pw_err *e = NULL;
+	if (fd < 0)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("opening the lock %s"), path);
+	*waited = false;
+	while (!e && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK) {
+			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("locking %s"), path);
+		} else if (pw_cancel_raised(o->cancel)) {
+			e = pw_err_new(PW_ERR_CANCELLED, NULL, _("interrupted while waiting for another install"));
+		} else if (o->deadline_ms && pw_clock_mono_ms() >= o->deadline_ms) {
+			e = pw_err_new(PW_ERR_TIMEOUT, NULL, _("the time budget ran out while another install held %s"), path);
+		} else {
+			if (!*waited)
+				pw_events_log(o->events, PW_LOG_INFO, _("another install is running; waiting for it"));
+			*waited = true;
+			struct timespec ts = { 0, 100 * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (e && fd >= 0)
+		close(fd);
+	free(path);
+	*fd_out = e ? -1 : fd;
+	return e;
+}
+
+/* ---------------------------------------------------------------- archive */
+
+static pw_err *check_local_archive(const pw_runtime_install_opts *o)
+{
+	char hex[65];
+	int64_t size = 0;
+	pw_err *e = pw_sha256_file(o->archive, hex, &size);
+	if (e)
+		return pw_err_prefix(e, _("reading --archive"));
+	if (strcmp(hex, o->pin->sha256) != 0)
+		return pw_err_new(PW_ERR_CORRUPT, _("this file is not the pinned archive; nothing was installed"),
+				  _("%s does not match the pin: expected sha256 %s, got %s"), o->archive,
+				  o->pin->sha256, hex);
+	return NULL;
+}
+
+static void record_download(const pw_runtime_install_opts *o, const char *klass, int code,
+			    int64_t start_ms, const char *started_at, const char *detail)
+{
+	if (!o->catalog || !o->operation_id)
+		return;
+	char *argv = xasprintf("download %s", o->url);
+	const char *proxy = getenv("https_proxy") ? getenv("https_proxy") : getenv("HTTPS_PROXY");
+	pw_attempt_rec a = {
+		.operation_id = o->operation_id,
+		.index_url = (char *)(uintptr_t)o->url,
+		.proxy = (char *)(uintptr_t)proxy,
+		.argv = argv,
+		.exit_code = code,
+		.klass = (char *)(uintptr_t)klass,
+		.started_at = (char *)(uintptr_t)started_at,
+		.duration_ms = pw_clock_mono_ms() - start_ms,
+		.output_tail = (char *)(uintptr_t)detail,
+	};
+	pw_err_free(pw_catalog_attempt_add(o->catalog, &a));
+	free(argv);
+}
+
+static const char *error_class(const pw_err *e)
+{
+	switch (pw_err_code(e)) {
+	case PW_ERR_NETWORK: return "network";
+	case PW_ERR_CORRUPT: return "hash-mismatch";
+	case PW_ERR_TIMEOUT: return "timeout";
+	case PW_ERR_CANCELLED: return "cancelled";
+	case PW_ERR_IO: return "disk";
+	default: return "failed";
+	}
+}
+
+static pw_err *download(const pw_runtime_install_opts *o, char **archive, pw_runtime_install_result *r)
+{
+	char *cache = xasprintf("%s/cache/downloads", o->box_root);
+	pw_err *e = pw_paths_mkdirs(cache, 0755);
+	char *dest = xasprintf("%s/%s.tar.gz", cache, o->pin->sha256);
+	free(cache);
+	if (e) {
+		free(dest);
+		return e;
+	}
+	char started[40];
+	pw_clock_iso_now(started, sizeof started);
+	int64_t t0 = pw_clock_mono_ms();
+	pw_fetch_opts fo = { .url = o->url, .dest = dest, .expected_sha256 = o->pin->sha256,
+			     .ca_file = o->ca_file, .deadline_ms = o->deadline_ms, .cancel = o->cancel,
+			     .events = o->events };
+	pw_fetch_result fr;
+	memset(&fr, 0, sizeof fr);
+	e = pw_fetch(&fo, &fr);
+	r->resumed_from = fr.resumed_from;
+	r->download_bytes = fr.bytes - fr.resumed_from;
+	r->reused_cache = !e && fr.bytes > 0 && fr.resumed_from == fr.bytes;
+	if (!r->reused_cache)
+		record_download(o, e ? error_class(e) : "ok", e ? 1 : 0, t0, started,
+				e ? pw_err_message(e) : NULL);
+	if (e) {
+		free(dest);
+		return e;
+	}
+	*archive = dest;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- extract */
+
+static pw_err *clean_staging(const char *versions)
+{
+	DIR *d = opendir(versions);
+	if (!d)
+		return NULL;
+	struct dirent *de;
+	pw_err *e = NULL;
+	while (!e && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, ".staging-", 9) != 0)
+			continue;
+		char *p = xasprintf("%s/%s", versions, de->d_name);
+		e = pw_extract_remove_tree(p);
+		free(p);
+	}
+	closedir(d);
+	return e;
+}
+
+/* Extract into a fresh staging folder, then move its python/ to versions/NAME. */
+static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, const char *target,
+		      pw_runtime_install_result *r)
+{
+	char *versions = rt_versions(o->box_root);
+	char *staging = xasprintf("%s/.staging-%ld", versions, (long)getpid());
+	pw_err *e = clean_staging(versions);
+	pw_extract_opts xo = { .archive = archive, .dest = staging, .cancel = o->cancel, .events = o->events };
+	pw_extract_result xr = { 0 };
+	if (!e)
+		e = pw_extract(&xo, &xr);
+	char *top = xasprintf("%s/python", staging);
+	struct stat st;
+	if (!e && (lstat(top, &st) != 0 || !S_ISDIR(st.st_mode)))
+		e = pw_err_new(PW_ERR_CORRUPT, _("an install_only archive unpacks to a top-level python/ folder"),
+			       _("the archive has no top-level python/ folder"));
+	if (!e && lstat(target, &st) == 0)
+		e = pw_extract_remove_tree(target);
+	if (!e && rename(top, target) != 0)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("moving the install into %s"), target);
+	r->files = xr.entries;
+	pw_err_free(pw_extract_remove_tree(staging));
+	free(top);
+	free(staging);
+	free(versions);
+	return e;
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
+{
+	char *python = xasprintf("%s/bin/python3", root);
+	const char *argv[] = { python, "-I", "-c", probe_code, NULL };
+	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
+	pw_events_progress(o->events, &p);
+	pw_run_opts ro = { .argv = argv, .cwd = root, .deadline_ms = pw_clock_deadline_after(PROBE_TIMEOUT_S),
+			   .cancel = o->cancel, .cap_bytes = 64 * 1024 };
+	pw_run_result *res = NULL;
+	pw_err *e = pw_run(&ro, &res);
+	if (!e && (pw_run_result_status(res) != PW_RUN_EXITED || pw_run_result_exit_code(res) != 0))
+		e = pw_err_new(PW_ERR_FAILED, _("the archive may be for another platform or damaged"),
+			       _("the new interpreter failed its probe (%s): %s"), pw_run_result_describe(res),
+			       pw_run_result_output(res, PW_STREAM_STDERR));
+	if (!e) {
+		const char *out = pw_run_result_output(res, PW_STREAM_STDOUT);
+		size_t vlen = strcspn(out, "\n");
+		if (vlen != strlen(o->pin->version) || strncmp(out, o->pin->version, vlen) != 0)
+			e = pw_err_new(PW_ERR_FAILED, _("the pins table and the archive disagree"),
+				       _("the new interpreter is Python %.*s, the pin says %s"), (int)vlen, out,
+				       o->pin->version);
+	}
+	pw_run_result_free(&res);
+	free(python);
+	return e;
+}
+
+/* ---------------------------------------------------------------- record */
+
+static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, int64_t size_on_disk)
+{
+	char now[40];
+	pw_clock_iso_now(now, sizeof now);
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:I}", "version", o->pin->version,
+			      "release", o->pin->release, "platform", o->pin->platform, "sha256", o->pin->sha256,
+			      "url", o->archive ? o->archive : o->url, "installed_at", now,
+			      "pins_source", o->pins_source ? o->pins_source : "", "pins_from_operator",
+			      o->pins_from_operator, "size_on_disk", (json_int_t)size_on_disk);
+	char *path = xasprintf("%s/%s", root, PW_RUNTIME_MARKER);
+	int rc = j ? json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+	json_decref(j);
+	pw_err *e = rc == 0 ? NULL : pw_err_errno(PW_ERR_IO, errno, NULL, _("writing %s"), path);
+	free(path);
+	return e;
+}
+
+static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_runtime_install_result *r)
+{
+	pw_manifest m = { 0 };
+	pw_err *e = pw_manifest_build(root, &m);
+	if (e)
+		return e;
+	r->bytes_on_disk = m.total_bytes;
+	pw_manifest_clear(&m);
+	/* The marker is part of the manifest, so it is written first; its
+	 * size figure excludes itself. */
+	e = write_marker(o, root, r->bytes_on_disk);
+	if (!e)
+		e = pw_manifest_build(root, &m);
+	char *source = xasprintf("%s:%s", o->pins_from_operator ? "operator" : "builtin",
+				 o->pins_source ? o->pins_source : "");
+	if (!e && o->catalog)
+		e = pw_runtime_db_record(o->catalog, o->pin, o->archive ? o->archive : o->url, source, root, &m,
+					 NULL);
+	r->files = (int64_t)m.count;
+	free(source);
+	pw_manifest_clear(&m);
+	return e;
+}
+
+/* ---------------------------------------------------------------- swap */
+
+/* Point BOX/runtime/python/NAME at versions/TARGET_NAME atomically. */
+static pw_err *set_link(const char *box, const char *name, const char *target_name)
+{
+	char *link = rt_link(box, name);
+	char *tmp = xasprintf("%s.tmp-%ld", link, (long)getpid());
+	char *rel = xasprintf("versions/%s", target_name);
+	unlink(tmp);
+	pw_err *e = NULL;
+	if (symlink(rel, tmp) != 0)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("creating %s"), tmp);
+	else if (rename(tmp, link) != 0)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("replacing %s"), link);
+	if (e)
+		unlink(tmp);
+	free(rel);
+	free(tmp);
+	free(link);
+	return e;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Remove installs that neither current nor previous points to. */
+static void collect_garbage(const char *box)
+{
+	char *versions = rt_versions(box);
+	char *cur = link_target(box, "current"), *prev = link_target(box, "previous");
+	DIR *d = opendir(versions);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' && (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0))
+			continue;
+		if ((cur && strcmp(base_name(cur), de->d_name) == 0) ||
+		    (prev && strcmp(base_name(prev), de->d_name) == 0))
+			continue;
+		char *p = xasprintf("%s/%s", versions, de->d_name);
+		pw_err_free(pw_extract_remove_tree(p));
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(cur);
+	free(prev);
+	free(versions);
+}
+
+static pw_err *swap_in(const pw_runtime_install_opts *o, const char *name, const char *root)
+{
+	pw_progress p = { .stage = "swap", .done = 0, .total = -1, .eta_seconds = -1 };
+	pw_events_progress(o->events, &p);
+	char *old = link_target(o->box_root, "current");
+	pw_err *e = NULL;
+	/* previous first: at every instant current is the old or the new install. */
+	if (old && strcmp(base_name(old), name) != 0)
+		e = set_link(o->box_root, "previous", base_name(old));
+	if (!e)
+		e = set_link(o->box_root, "current", name);
+	if (!e && o->catalog) {
+		char *prev = link_target(o->box_root, "previous");
+		e = pw_runtime_db_set_current(o->catalog, root, prev);
+		free(prev);
+	}
+	free(old);
+	if (!e)
+		collect_garbage(o->box_root);
+	return e;
+}
+
+/* ---------------------------------------------------------------- install */
+
+static bool already_current(const pw_runtime_install_opts *o)
+{
+	pw_runtime_info info;
+	pw_runtime_status(o->box_root, &info);
+	bool same = info.state == PW_RUNTIME_INSTALLED && info.sha256 && strcmp(info.sha256, o->pin->sha256) == 0;
+	pw_runtime_info_clear(&info);
+	return same;
+}
+
+static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_install_result *r)
+{
+	char *archive = NULL;
+	pw_err *e = NULL;
+	if (o->archive) {
+		e = check_local_archive(o);
+		archive = e ? NULL : xstrdup(o->archive);
+	} else {
+		e = download(o, &archive, r);
+	}
+	char *name = install_name(o->pin);
+	char *versions = rt_versions(o->box_root);
+	char *root = xasprintf("%s/%s", versions, name);
+	if (!e)
+		e = pw_paths_mkdirs(versions, 0755);
+	if (!e)
+		e = unpack(o, archive, root, r);
+	if (!e)
+		e = probe(o, root);
+	if (!e)
+		e = record(o, root, r);
+	if (!e)
+		e = swap_in(o, name, root);
+	if (e) {
+		/* Never leave a half-made install behind; current was not touched. */
+		char *cur = link_target(o->box_root, "current"), *prev = link_target(o->box_root, "previous");
+		bool live = (cur && strcmp(cur, root) == 0) || (prev && strcmp(prev, root) == 0);
+		if (!live)
+			pw_err_free(pw_extract_remove_tree(root));
+		free(cur);
+		free(prev);
+	} else {
+		r->path = xstrdup(root);
+	}
+	free(root);
+	free(versions);
+	free(name);
+	free(archive);
+	return e;
+}
+
+pw_err *pw_runtime_install(const pw_runtime_install_opts *o, pw_runtime_install_result *r)
+{
+	memset(r, 0, sizeof *r);
+	pw_err *e = check_writable(o->box_root);
+	int lock = -1;
+	if (!e)
+		e = take_lock(o, &lock, &r->waited_for_lock);
+	if (e)
+		return e;
+	if (already_current(o)) {
+		r->already_current = true;
+		r->path = link_target(o->box_root, "current");
+	} else {
+		e = install_locked(o, r);
+	}
+	close(lock);
+	return e;
+}
+
+void pw_runtime_install_result_clear(pw_runtime_install_result *r)
+{
+	free(r->path);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- verify */
+
+static void add_line(pw_runtime_verify_result *r, const char *kind, const char *path)
+{
+	r->lines = xrealloc(r->lines, (r->line_count + 1) * sizeof *r->lines);
+	r->lines[r->line_count++] = xasprintf("%-10s %s", kind, path);
+}
+
+pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_verify_result *r)
+{
+	memset(r, 0, sizeof *r);
+	char *path = NULL;
+	pw_err *e = pw_runtime_python(box_root, &path);
+	free(path);
+	if (e)
+		return e;
+	char *root = link_target(box_root, "current");
+	pw_manifest m = { 0 };
+	pw_manifest_diffs d = { 0 };
+	e = pw_runtime_db_manifest(cat, root, &m);
+	if (!e)
+		e = pw_manifest_compare(&m, root, &d);
+	r->files_checked = (int64_t)m.count;
+	for (size_t i = 0; !e && i < d.count; i++) {
+		pw_manifest_diff_kind k = d.items[i].kind;
+		*(k == PW_DIFF_MODIFIED ? &r->modified : k == PW_DIFF_MODE ? &r->mode
+			: k == PW_DIFF_MISSING ? &r->missing : &r->unexpected) += 1;
+		add_line(r, pw_manifest_diff_name(k), d.items[i].path);
+	}
+	pw_manifest_diffs_clear(&d);
+	pw_manifest_clear(&m);
+	free(root);
+	return e;
+}
+
+void pw_runtime_verify_result_clear(pw_runtime_verify_result *r)
+{
+	for (size_t i = 0; i < r->line_count; i++)
+		free(r->lines[i]);
+	free(r->lines);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- rollback, remove */
+
+static pw_err *lock_box(const char *box, int *fd)
+{
+	pw_runtime_install_opts o = { .box_root = box };
+	bool waited;
+	pw_err *e = check_writable(box);
+	return e ? e : take_lock(&o, fd, &waited);
+}
+
+pw_err *pw_runtime_rollback(const char *box_root, pw_catalog *cat, char **now_version)
+{
+	int fd = -1;
+	pw_err *e = lock_box(box_root, &fd);
+	if (e)
+		return e;
+	char *cur = link_target(box_root, "current"), *prev = link_target(box_root, "previous");
+	if (!prev)
+		e = pw_err_new(PW_ERR_NOTFOUND, _("a rollback needs an earlier install; there is none"),
+			       _("no previous runtime to roll back to"));
+	if (!e)
+		e = set_link(box_root, "current", base_name(prev));
+	if (!e && cur)
+		e = set_link(box_root, "previous", base_name(cur));
+	if (!e && cat)
+		e = pw_runtime_db_set_current(cat, prev, cur);
+	if (!e) {
+		pw_runtime_info info;
+		pw_runtime_status(box_root, &info);
+		*now_version = info.version ? xstrdup(info.version) : xstrdup("?");
+		pw_runtime_info_clear(&info);
+	}
+	free(cur);
+	free(prev);
+	close(fd);
+	return e;
+}
+
+pw_err *pw_runtime_remove(const char *box_root, pw_catalog *cat, int64_t *removed)
+{
+	int fd = -1;
+	pw_err *e = lock_box(box_root, &fd);
+	if (e)
+		return e;
+	*removed = 0;
+	const char *links[] = { "current", "previous" };
+	for (size_t i = 0; i < 2; i++) {
+		char *target = link_target(box_root, links[i]);
+		char *link = rt_link(box_root, links[i]);
+		if (unlink(link) == 0)
+			(*removed)++;
+		if (target && cat)
+			pw_err_free(pw_runtime_db_mark_removed(cat, target));
+		free(link);
+		free(target);
+	}
+	char *versions = rt_versions(box_root);
+	e = pw_extract_remove_tree(versions);
+	free(versions);
+	close(fd);
+	return e;
+}

@@ -1,0 +1,28 @@
+/*
+ * The runtime's rows in the catalog: the pin it came from, the install and
+ * its file manifest (for verify), and their state over time.
+ */
+#ifndef PW_RUNTIME_DB_H
+#define PW_RUNTIME_DB_H
+
+#include "catalog.h"
+#include "err.h"
+#include "manifest.h"
+#include "pins.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Record pin + runtime (state "installed") + every manifest entry, in one
+ * transaction. source is "builtin:FILE" or "operator:FILE". */
+pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
+			     const char *path, const pw_manifest *m, int64_t *runtime_id);
+/* Mark states after a swap: path_current "current", path_previous
+ * "previous" (may be NULL), every other live runtime "superseded". */
+pw_err *pw_runtime_db_set_current(pw_catalog *c, const char *path_current, const char *path_previous);
+/* Mark every runtime with one of these paths removed (removed_at = now). */
+pw_err *pw_runtime_db_mark_removed(pw_catalog *c, const char *path);
+/* The manifest recorded for the newest live runtime at path. */
+pw_err *pw_runtime_db_manifest(pw_catalog *c, const char *path, pw_manifest *out);
+
+#endif

@@ -1,0 +1,143 @@
+#!/bin/sh
+# The managed runtime end to end: a relocatable CPython archive built from this
+# machine's interpreter, served over HTTPS on loopback with a CA made here.
+. "$TOP_SRCDIR/tests/lib.sh"
+make_world
+trap 'stop_httpsd; rm -rf "$WORLD"' EXIT
+FIX="$TOP_SRCDIR/tests/fixtures"
+set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
+VER=$1 SHA=$2 SIZE=$3
+ARCH="$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz"
+start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
+URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
+BOX="$WORLD/box"
+PY="$BOX/runtime/python/current/bin/python3"
+P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
+write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
+plan 55
+
+# ---- before anything is installed
+P runtime status
+is "$RC" 0 "status of a fresh box exits 0"
+like "$OUT" "not provisioned .* install it with 'pyward runtime install'" "status says exactly what to do"
+P exec -c 'print(1)'
+is "$RC" 3 "exec without a runtime is refused (exit 3)"
+like "$ERR" "not provisioned" "the refusal says why"
+like "$ERR" "hint: install it with 'pyward runtime install'" "the refusal says how"
+
+PYWARD_TEST_MACHINE=riscv64 P runtime install --yes
+is "$RC" 3 "an unsupported platform is refused"
+like "$ERR" "supported: x86_64-unknown-linux-gnu" "the refusal names the supported platforms"
+
+P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" </dev/null
+is "$RC" 3 "no terminal and no --yes: refused"
+like "$ERR" "needs consent" "the refusal mentions consent"
+ok "nothing was installed without consent" test ! -e "$BOX/runtime/python/current"
+
+P runtime install --pins "$WORLD/pins.tsv" --dry-run
+is "$RC" 0 "--dry-run exits 0"
+like "$OUT" "sha256: $SHA" "--dry-run shows the pinned hash"
+like "$OUT" "from: +$URL" "--dry-run shows where from"
+ok "--dry-run downloads nothing" test ! -e "$BOX/cache/downloads/$SHA.tar.gz"
+
+P --mode read-only runtime install --pins "$WORLD/pins.tsv" --yes
+is "$RC" 3 "read-only mode refuses an install"
+
+# ---- TLS trust and HTTP errors
+P runtime install --pins "$WORLD/pins.tsv" --yes --no-progress
+is "$RC" 1 "a server signed by an unknown CA fails"
+like "$ERR" "--cacert" "the untrusted-certificate error suggests --cacert"
+write_pins "$WORLD/pins404.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/status/404/rel/1/x.tar.gz" "$SHA"
+P runtime install --pins "$WORLD/pins404.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 1 "a 404 fails"
+like "$ERR" "404" "the error names the HTTP status"
+
+# ---- wrong hash: nothing installed, the bad file removed
+BAD=0000000000000000000000000000000000000000000000000000000000000000
+write_pins "$WORLD/pinsbad.tsv" "$VER" 1 "$URL" "$BAD"
+P runtime install --pins "$WORLD/pinsbad.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 1 "a hash mismatch fails"
+like "$ERR" "$BAD" "the mismatch shows the expected hash"
+like "$ERR" "$SHA" "the mismatch shows the actual hash"
+ok "the mismatching download was removed" test ! -e "$BOX/cache/downloads/$BAD.tar.gz" -a ! -e "$BOX/cache/downloads/$BAD.tar.gz.part"
+ok "nothing was installed after a mismatch" test ! -e "$BOX/runtime/python/current"
+
+# ---- the real install
+P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 0 "install exits 0"
+like "$OUT" "installed CPython $VER" "install says what it installed"
+is "$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>&1)" "$VER" "current/bin/python3 runs"
+P runtime status --json
+st=$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["version"], d["sha256"] == sys.argv[1], d["source_url"] == sys.argv[2])' "$SHA" "$URL")
+is "$st" "installed $VER True True" "status --json reports the install, its hash and source"
+P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 0 "a second install exits 0"
+like "$OUT" "already installed" "a second install is idempotent"
+
+P history --kind runtime.install --json
+hist=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(o["outcome"] for o in json.load(sys.stdin)["operations"]))')
+is "$hist" "ok ok failed failed failed refused" "every install that got past the policy gate is in the history"
+id=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["operations"][1]["id"])')
+P history show "$id"
+like "$OUT" "index: +$URL" "history show names the download URL"
+
+# ---- verify like rpm -V
+P runtime verify
+is "$RC" 0 "verify of an untouched install exits 0"
+like "$OUT" "0 modified, 0 mode changed, 0 missing, 0 unexpected" "verify reports no differences"
+real=$(readlink -f "$BOX/runtime/python/current")
+echo "# changed" >> "$real/lib/python${VER%.*}/os.py"
+rm "$real/lib/python${VER%.*}/colorsys.py"
+touch "$real/lib/python${VER%.*}/intruder.py"
+P runtime verify
+is "$RC" 1 "verify after tampering exits 1"
+like "$OUT" "modified +lib/python${VER%.*}/os.py" "verify names the modified file"
+like "$OUT" "missing +lib/python${VER%.*}/colorsys.py" "verify names the missing file"
+like "$OUT" "unexpected +lib/python${VER%.*}/intruder.py" "verify names the unexpected file"
+
+# ---- exec
+P exec -c 'print(6 * 7)'
+is "$OUT" "42" "exec runs code in the managed runtime"
+P exec -c 'raise SystemExit(7)'
+is "$RC" 7 "exec passes the exit status through"
+MY_SECRET_TOKEN=hunter2 P exec -c 'import os; print(os.environ.get("MY_SECRET_TOKEN"), os.getcwd())'
+is "$OUT" "None $WORLD/ws" "exec scrubs credentials and runs in the workspace"
+start=$(date +%s)
+P --timeout 1 exec -c 'import subprocess, time; subprocess.Popen(["sleep", "60"]); time.sleep(60)'
+end=$(date +%s)
+is "$RC" 4 "exec past its budget exits 4"
+ok "the budget stopped it within a few seconds" test $((end - start)) -lt 8
+
+# ---- a second release, rollback, local archive
+mkdir -p "$WORLD/srv/rel/2"
+(cd "$WORLD" && mkdir -p re && tar -xzf "$ARCH" -C re && echo '# release 2' > re/python/RELEASE2 &&
+	tar -czf "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" -C re python)
+SHA2=$(sha256sum "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" | cut -d' ' -f1)
+write_pins "$WORLD/pins2.tsv" "$VER" 2 "https://localhost:$HTTPSD_PORT/rel/2/cpython-fixture-install_only.tar.gz" "$SHA2"
+P runtime install --pins "$WORLD/pins2.tsv" --archive "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" --yes
+is "$RC" 0 "--archive installs from a local file"
+ok "the new release is current" test -e "$BOX/runtime/python/current/RELEASE2"
+P runtime status
+like "$OUT" "previous: +$VER" "status names the previous install"
+P runtime rollback
+is "$RC" 0 "rollback exits 0"
+ok "after rollback the first release is current" test ! -e "$BOX/runtime/python/current/RELEASE2"
+ok "after rollback python still runs" "$PY" -c 'pass'
+
+# ---- a hostile archive, pinned by the operator, is still refused
+"${PYTHON3:-python3}" "$FIX/make_hostile.py" "$WORLD/hostile"
+HSHA=$(sha256sum "$WORLD/hostile/dotdot.tar.gz" | cut -d' ' -f1)
+write_pins "$WORLD/pinsh.tsv" "$VER" 9 "https://localhost:$HTTPSD_PORT/x.tar.gz" "$HSHA"
+P runtime install --pins "$WORLD/pinsh.tsv" --archive "$WORLD/hostile/dotdot.tar.gz" --yes
+is "$RC" 3 "a hostile archive is refused even with a matching hash"
+ok "python still runs after the refused archive" "$PY" -c 'pass'
+ok "no staging folder is left behind" sh -c "! ls -d '$BOX'/runtime/python/versions/.staging-* 2>/dev/null"
+
+# ---- remove
+P runtime remove
+is "$RC" 3 "remove without a terminal and without --yes is refused"
+P runtime remove --yes
+is "$RC" 0 "remove --yes exits 0"
+ok "nothing is left after remove" test ! -e "$BOX/runtime/python/current"
+
+done_testing

@@ -1,0 +1,583 @@
+/*
+ * Guarded extraction and file manifests, against real archives: the group
+ * setup runs tests/fixtures/make_hostile.py into a private temporary
+ * directory T, every test extracts into T/NAME, and the hostile archives'
+ * escape targets (T/evil, T/outside/..., /tmp/pyward-hostile-evil) are
+ * checked never to appear.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "extract.h"
+#include "manifest.h"
+#include "cancel.h"
+#include "err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MIB ((int64_t)1 << 20)
+#define ABS_EVIL "/tmp/pyward-hostile-evil"
+#define SHA_PYTHON3 "c7130b3677b83e3aba9e82a9c24dcf949b9ae96957a5ff64be3521adcd7a8a13"
+#define SHA_LINK "c1cc69e61c0f1c7ade8df0f2994e582e7c1f2c57d1ec192a0baf9f96b7739d9d"
+#define OK_ENTRIES 13
+#define OK_BYTES 53 /* 23 + 5 + 11 + 6 + 8; the hardlink adds no data */
+
+static char g_tmp[64];
+static char g_fx[128];
+static char g_outside[128];
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Declare char var[] holding T/rel, for paths kept across calls. */
+#define TPATH(var, rel) \
+	char var[PATH_MAX]; \
+	snprintf(var, sizeof var, "%s/%s", g_tmp, rel)
+
+/* T/rel, in one of four rotating buffers: for immediate use only. */
+static const char *tpath(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int next;
+	char *b = buf[next++ % 4];
+	snprintf(b, PATH_MAX, "%s/%s", g_tmp, rel);
+	return b;
+}
+
+static const char *fixture(const char *name)
+{
+	static char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s/%s.tar.gz", g_fx, name);
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *read_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static size_t count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* Nothing escaped: T holds only fx/ and an empty outside/, and the absolute
+ * target does not exist. */
+static void assert_nothing_outside(void)
+{
+	DIR *d = opendir(g_tmp);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")
+			&& strcmp(de->d_name, "fx") && strcmp(de->d_name, "outside"))
+			fail_msg("unexpected %s/%s", g_tmp, de->d_name);
+	closedir(d);
+	assert_int_equal(count_dir(g_outside), 0);
+	assert_false(exists(ABS_EVIL));
+}
+
+static pw_err *extract(const char *archive, const char *dest, pw_extract_result *res)
+{
+	pw_extract_opts o = { .archive = fixture(archive), .dest = dest };
+	return pw_extract(&o, res);
+}
+
+static void extract_ok(const char *dest)
+{
+	pw_extract_result res;
+	pw_err *e = extract("ok", dest, &res);
+	if (e)
+		fail_msg("extracting ok.tar.gz: %s", pw_err_message(e));
+	assert_int_equal(res.entries, OK_ENTRIES);
+	assert_int_equal(res.bytes, OK_BYTES);
+}
+
+static void remove_tree(const char *path)
+{
+	pw_err *e = pw_extract_remove_tree(path);
+	if (e)
+		fail_msg("removing %s: %s", path, pw_err_message(e));
+}
+
+struct seen {
+	int calls;
+	bool stage_ok;
+	int64_t done, total;
+	pw_cancel *cancel_on_first;
+};
+
+static void on_progress(void *ud, const pw_progress *p)
+{
+	struct seen *s = ud;
+	if (s->calls++ == 0 && s->cancel_on_first)
+		pw_cancel_raise(s->cancel_on_first);
+	s->stage_ok = (s->calls == 1 || s->stage_ok) && strcmp(p->stage, "extract") == 0;
+	assert_true(p->done <= p->total);
+	s->done = p->done;
+	s->total = p->total;
+}
+
+/* ------------------------------------------------------------- good ones */
+
+static void test_ok_archive(void **state)
+{
+	(void)state;
+	struct seen seen = { 0 };
+	pw_events ev = { .progress = on_progress, .ud = &seen };
+	TPATH(dest, "ok");
+	pw_extract_result res;
+	pw_extract_opts o = { .archive = fixture("ok"), .dest = dest, .events = &ev };
+	pw_err *e = pw_extract(&o, &res);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(res.entries, OK_ENTRIES);
+	assert_int_equal(res.bytes, OK_BYTES);
+
+	struct stat st;
+	assert_string_equal(read_text(tpath("ok/python/bin/python3")), "#!/bin/sh\necho python3\n");
+	assert_int_equal(lstat(tpath("ok/python/bin/python3"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(st.st_mtime, 1700000000);
+	assert_string_equal(read_text(tpath("ok/python/lib/x.py")), "print('x')\n");
+	assert_string_equal(read_text(tpath("ok/python/share/doc/README")), "read me\n");
+
+	char link[64];
+	ssize_t n = readlink(tpath("ok/python/bin/python"), link, sizeof link - 1);
+	assert_int_equal(n, 7);
+	link[n] = '\0';
+	assert_string_equal(link, "python3");
+	assert_int_equal(lstat(tpath("ok/python/include"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	struct stat a, b;
+	assert_int_equal(lstat(tpath("ok/python/lib/x.py"), &a), 0);
+	assert_int_equal(lstat(tpath("ok/python/lib/x_link.py"), &b), 0);
+	assert_true(S_ISREG(b.st_mode));
+	assert_int_equal(a.st_ino, b.st_ino);
+	assert_int_equal(a.st_nlink, 2);
+
+	assert_int_equal(lstat(tpath("ok/python/bin/suid"), &st), 0);
+	assert_int_equal(st.st_mode & 06000, 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+
+	struct stat arc;
+	assert_int_equal(stat(fixture("ok"), &arc), 0);
+	assert_true(seen.calls >= 2);
+	assert_true(seen.stage_ok);
+	assert_int_equal(seen.total, arc.st_size);
+	assert_int_equal(seen.done, arc.st_size);
+
+	remove_tree(dest);
+	assert_nothing_outside();
+}
+
+/* The bomb's 64 MiB fits a limit of exactly 64 MiB, not one byte less. */
+static void test_limit_is_exact(void **state)
+{
+	(void)state;
+	TPATH(dest, "bomb-fits");
+	pw_extract_result res;
+	pw_extract_opts o = { .archive = fixture("bomb"), .dest = dest, .max_bytes = 64 * MIB };
+	pw_err *e = pw_extract(&o, &res);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(res.bytes, 64 * MIB);
+	remove_tree(dest);
+
+	o.max_bytes = 64 * MIB - 1;
+	e = pw_extract(&o, &res);
+	assert_int_equal(pw_err_code(e), PW_ERR_REFUSED);
+	assert_non_null(strstr(pw_err_message(e), "67108863 bytes"));
+	pw_err_free(e);
+	assert_false(exists(dest));
+	assert_nothing_outside();
+}
+
+/* 2000 files and their directory are 2001 entries: a limit of 2001 passes. */
+static void test_entry_limit_is_exact(void **state)
+{
+	(void)state;
+	TPATH(dest, "many-fits");
+	pw_extract_result res;
+	pw_extract_opts o = { .archive = fixture("many"), .dest = dest, .max_entries = 2001 };
+	pw_err *e = pw_extract(&o, &res);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(res.entries, 2001);
+	assert_int_equal(res.bytes, 0);
+	remove_tree(dest);
+	assert_nothing_outside();
+}
+
+/* --------------------------------------------------------------- hostile */
+
+struct hostile {
+	const char *archive;
+	pw_errcode code;
+	const char *needle;     /* in the message */
+	int64_t max_bytes;
+	int64_t max_entries;
+};
+
+static struct hostile cases[] = {
+	{ "abs", PW_ERR_REFUSED, "has an absolute path", 0, 0 },
+	{ "dotdot", PW_ERR_REFUSED, "'python/../../evil' has a '..' component", 0, 0 },
+	{ "symlink_out", PW_ERR_REFUSED, "pointing outside the archive ('../../outside')", 0, 0 },
+	{ "symlink_abs", PW_ERR_REFUSED, "symlink to an absolute path ('/etc/passwd')", 0, 0 },
+	{ "symlink_then_write", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0 },
+	{ "symlink_chain", PW_ERR_REFUSED, "'..' after a name", 0, 0 },
+	{ "hardlink_out", PW_ERR_REFUSED, "hardlink whose target '../../etc/passwd' has a '..'", 0, 0 },
+	{ "hardlink_missing", PW_ERR_REFUSED, "not a file extracted earlier", 0, 0 },
+	{ "hardlink_via_link", PW_ERR_REFUSED, "written through 'python/inc'", 0, 0 },
+	{ "duplicate", PW_ERR_REFUSED, "would replace an earlier entry", 0, 0 },
+	{ "device", PW_ERR_REFUSED, "is a character device", 0, 0 },
+	{ "fifo", PW_ERR_REFUSED, "is a FIFO", 0, 0 },
+	{ "longpath", PW_ERR_REFUSED, "longer than 1024 bytes", 0, 0 },
+	{ "longname", PW_ERR_REFUSED, "component longer than 255 bytes", 0, 0 },
+	{ "bomb", PW_ERR_REFUSED, "'python/zeros' would exceed the limit of 8 MiB", 8 * MIB, 0 },
+	{ "many", PW_ERR_REFUSED, "'python/f0999' exceeds the limit of 1000 entries", 0, 1000 },
+	{ "notgzip", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
+	{ "truncated", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
+	{ "lying_size", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
+};
+
+static void test_hostile(void **state)
+{
+	const struct hostile *h = *state;
+	char name[64];
+	snprintf(name, sizeof name, "d-%s", h->archive);
+	TPATH(dest, name);
+	pw_extract_result res = { 7, 7 };
+	pw_extract_opts o = {
+		.archive = fixture(h->archive), .dest = dest,
+		.max_bytes = h->max_bytes, .max_entries = h->max_entries,
+	};
+	pw_err *e = pw_extract(&o, &res);
+	assert_non_null(e);
+	const char *msg = pw_err_message(e);
+	if (pw_err_code(e) != h->code || !strstr(msg, h->needle))
+		fail_msg("%s: got %s: %s", h->archive, pw_err_code_name(pw_err_code(e)), msg);
+	if (h->code == PW_ERR_REFUSED)
+		assert_non_null(strstr(msg, "the archive was rejected and nothing was installed"));
+	assert_non_null(pw_err_hint(e));
+	pw_err_free(e);
+	assert_int_equal(res.entries, 0);
+	assert_int_equal(res.bytes, 0);
+	assert_false(exists(dest));
+	assert_nothing_outside();
+}
+
+/* --------------------------------------------------------------- callers */
+
+static void test_dest_must_not_exist(void **state)
+{
+	(void)state;
+	TPATH(dest, "exists");
+	assert_int_equal(mkdir(dest, 0700), 0);
+	write_text(tpath("exists/keep"), "mine\n");
+	pw_err *e = extract("ok", dest, NULL);
+	assert_int_equal(pw_err_code(e), PW_ERR_IO);
+	assert_non_null(strstr(pw_err_message(e), dest));
+	pw_err_free(e);
+	assert_int_equal(count_dir(dest), 1);
+	assert_string_equal(read_text(tpath("exists/keep")), "mine\n");
+	remove_tree(dest);
+	assert_nothing_outside();
+}
+
+static void test_missing_archive(void **state)
+{
+	(void)state;
+	TPATH(dest, "none");
+	pw_extract_opts o = { .archive = tpath("no-such.tar.gz"), .dest = dest };
+	pw_err *e = pw_extract(&o, NULL);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	pw_err_free(e);
+	assert_false(exists(dest));
+	e = pw_extract(NULL, NULL);
+	assert_int_equal(pw_err_code(e), PW_ERR_USAGE);
+	pw_err_free(e);
+}
+
+static void test_cancel_before(void **state)
+{
+	(void)state;
+	pw_cancel *c = pw_cancel_new();
+	pw_cancel_raise(c);
+	TPATH(dest, "cancelled");
+	pw_extract_opts o = { .archive = fixture("ok"), .dest = dest, .cancel = c };
+	pw_err *e = pw_extract(&o, NULL);
+	assert_int_equal(pw_err_code(e), PW_ERR_CANCELLED);
+	pw_err_free(e);
+	assert_false(exists(dest));
+	pw_cancel_free(&c);
+	assert_nothing_outside();
+}
+
+/* Raised once extraction has started (from the first progress report). */
+static void test_cancel_during(void **state)
+{
+	(void)state;
+	pw_cancel *c = pw_cancel_new();
+	struct seen seen = { .cancel_on_first = c };
+	pw_events ev = { .progress = on_progress, .ud = &seen };
+	TPATH(dest, "cancelled");
+	pw_extract_opts o = { .archive = fixture("many"), .dest = dest, .cancel = c, .events = &ev };
+	pw_err *e = pw_extract(&o, NULL);
+	assert_int_equal(pw_err_code(e), PW_ERR_CANCELLED);
+	pw_err_free(e);
+	assert_true(seen.calls >= 1);
+	assert_false(exists(dest));
+	pw_cancel_free(&c);
+	assert_nothing_outside();
+}
+
+static void test_remove_tree_keeps_link_targets(void **state)
+{
+	(void)state;
+	TPATH(keep, "target/keep");
+	assert_int_equal(mkdir(tpath("target"), 0755), 0);
+	write_text(keep, "keep\n");
+	assert_int_equal(mkdir(tpath("rt"), 0755), 0);
+	assert_int_equal(mkdir(tpath("rt/a"), 0755), 0);
+	assert_int_equal(mkdir(tpath("rt/a/b"), 0755), 0);
+	write_text(tpath("rt/a/b/file"), "x\n");
+	assert_int_equal(symlink(tpath("target"), tpath("rt/abs")), 0);
+	assert_int_equal(symlink("../../target", tpath("rt/a/rel")), 0);
+	assert_int_equal(mkdir(tpath("rt/ro"), 0755), 0);
+	write_text(tpath("rt/ro/f"), "f\n");
+	assert_int_equal(chmod(tpath("rt/ro"), 0555), 0);
+	assert_int_equal(mkdir(tpath("rt/closed"), 0000), 0);
+
+	remove_tree(tpath("rt"));
+	assert_false(exists(tpath("rt")));
+	assert_string_equal(read_text(keep), "keep\n");
+
+	/* the top itself a link: only the link goes */
+	assert_int_equal(symlink(tpath("target"), tpath("toplink")), 0);
+	remove_tree(tpath("toplink"));
+	assert_false(exists(tpath("toplink")));
+	assert_string_equal(read_text(keep), "keep\n");
+
+	remove_tree(tpath("gone")); /* absent: fine */
+	remove_tree(tpath("target"));
+	assert_nothing_outside();
+}
+
+/* -------------------------------------------------------------- manifest */
+
+static const char *const ok_files[] = {
+	"python/bin/python", "python/bin/python3", "python/bin/suid", "python/include",
+	"python/lib/x.py", "python/lib/x_link.py", "python/lib/y.py", "python/share/doc/README",
+};
+
+static void test_manifest_build(void **state)
+{
+	(void)state;
+	TPATH(root, "m1");
+	extract_ok(root);
+	pw_manifest m;
+	pw_err *e = pw_manifest_build(root, &m);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(m.count, sizeof ok_files / sizeof ok_files[0]);
+	for (size_t i = 0; i < m.count; i++) {
+		assert_string_equal(m.items[i].path, ok_files[i]);
+		if (i)
+			assert_true(strcmp(m.items[i - 1].path, m.items[i].path) < 0);
+	}
+	assert_int_equal(m.total_bytes, 23 + 5 + 11 + 11 + 6 + 8);
+
+	const pw_manifest_entry *py = &m.items[1], *link = &m.items[0];
+	assert_string_equal(py->sha256, SHA_PYTHON3);
+	assert_int_equal(py->size, 23);
+	assert_true(S_ISREG(py->mode));
+	assert_int_equal(py->mode & 07777, 0755);
+	assert_true(S_ISLNK(link->mode));
+	assert_int_equal(link->size, 7);
+	assert_string_equal(link->sha256, SHA_LINK);
+
+	pw_manifest_clear(&m);
+	assert_int_equal(m.count, 0);
+	assert_null(m.items);
+	remove_tree(root);
+	assert_nothing_outside();
+}
+
+static void test_manifest_compare(void **state)
+{
+	(void)state;
+	TPATH(root, "m2");
+	extract_ok(root);
+	pw_manifest m;
+	pw_manifest_diffs d;
+	assert_null(pw_manifest_build(root, &m));
+	assert_null(pw_manifest_compare(&m, root, &d));
+	assert_int_equal(d.count, 0);
+	pw_manifest_diffs_clear(&d);
+
+	write_text(tpath("m2/python/lib/y.py"), "y = 2\n"); /* same size */
+	assert_int_equal(chmod(tpath("m2/python/bin/python3"), 0700), 0);
+	assert_int_equal(unlink(tpath("m2/python/bin/suid")), 0);
+	write_text(tpath("m2/python/new.txt"), "new\n");
+
+	assert_null(pw_manifest_compare(&m, root, &d));
+	static const struct {
+		pw_manifest_diff_kind kind;
+		const char *name, *path;
+	} want[] = {
+		{ PW_DIFF_MODE, "mode", "python/bin/python3" },
+		{ PW_DIFF_MISSING, "missing", "python/bin/suid" },
+		{ PW_DIFF_MODIFIED, "modified", "python/lib/y.py" },
+		{ PW_DIFF_UNEXPECTED, "unexpected", "python/new.txt" },
+	};
+	assert_int_equal(d.count, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(d.items[i].kind, want[i].kind);
+		assert_string_equal(pw_manifest_diff_name(d.items[i].kind), want[i].name);
+		assert_string_equal(d.items[i].path, want[i].path);
+	}
+	pw_manifest_diffs_clear(&d);
+	assert_int_equal(d.count, 0);
+	pw_manifest_clear(&m);
+
+	pw_err *e = pw_manifest_compare(&m, tpath("no-such-dir"), &d);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	pw_err_free(e);
+	remove_tree(root);
+	assert_nothing_outside();
+}
+
+/* ------------------------------------------------------------------ main */
+
+/* Run make_hostile.py into g_fx. */
+static int make_fixtures(void)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	const char *py = getenv("PYTHON3");
+	char script[PATH_MAX];
+	if (!top || !*top) {
+		fprintf(stderr, "# TOP_SRCDIR is not set\n");
+		return -1;
+	}
+	if (!py || !*py)
+		py = "python3";
+	snprintf(script, sizeof script, "%s/tests/fixtures/make_hostile.py", top);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execlp(py, py, script, g_fx, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "# %s %s failed\n", py, script);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(g_tmp, sizeof g_tmp, "/tmp/pw-extract-test-XXXXXX");
+	if (!mkdtemp(g_tmp))
+		return -1;
+	snprintf(g_fx, sizeof g_fx, "%s/fx", g_tmp);
+	snprintf(g_outside, sizeof g_outside, "%s/outside", g_tmp);
+	if (mkdir(g_outside, 0755) < 0)
+		return -1;
+	unlink(ABS_EVIL); /* so that its absence means something */
+	return make_fixtures();
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	pw_err *e = pw_extract_remove_tree(g_tmp);
+	pw_err_free(e);
+	return 0;
+}
+
+#define HOSTILE(i, label) \
+	{ "hostile_" label, test_hostile, NULL, NULL, (void *)&cases[i] }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ok_archive),
+		cmocka_unit_test(test_limit_is_exact),
+		cmocka_unit_test(test_entry_limit_is_exact),
+		HOSTILE(0, "abs"),
+		HOSTILE(1, "dotdot"),
+		HOSTILE(2, "symlink_out"),
+		HOSTILE(3, "symlink_abs"),
+		HOSTILE(4, "symlink_then_write"),
+		HOSTILE(5, "symlink_chain"),
+		HOSTILE(6, "hardlink_out"),
+		HOSTILE(7, "hardlink_missing"),
+		HOSTILE(8, "hardlink_via_link"),
+		HOSTILE(9, "duplicate"),
+		HOSTILE(10, "device"),
+		HOSTILE(11, "fifo"),
+		HOSTILE(12, "longpath"),
+		HOSTILE(13, "longname"),
+		HOSTILE(14, "bomb"),
+		HOSTILE(15, "many"),
+		HOSTILE(16, "notgzip"),
+		HOSTILE(17, "truncated"),
+		HOSTILE(18, "lying_size"),
+		cmocka_unit_test(test_dest_must_not_exist),
+		cmocka_unit_test(test_missing_archive),
+		cmocka_unit_test(test_cancel_before),
+		cmocka_unit_test(test_cancel_during),
+		cmocka_unit_test(test_remove_tree_keeps_link_targets),
+		cmocka_unit_test(test_manifest_build),
+		cmocka_unit_test(test_manifest_compare),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

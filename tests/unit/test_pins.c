@@ -1,0 +1,182 @@
+/* Unit tests: the runtime pins table and platform detection. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "pins.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H "version\trelease\tplatform\turl\tsha256\tsize\n"
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define UP PW_PINS_UPSTREAM_PREFIX
+
+static const char good[] =
+	"# comment\n" H
+	"3.12.9\t20250317\tx86_64-unknown-linux-gnu\t" UP "/20250317/cpython-3.12.9%2B20250317-x86_64-unknown-linux-gnu-install_only.tar.gz\t" SHA_A "\t-\n"
+	"\n"
+	"3.12.13\t20260414\tx86_64-unknown-linux-gnu\t" UP "/20260414/cpython-3.12.13%2B20260414-x86_64-unknown-linux-gnu-install_only.tar.gz\t" SHA_B "\t31457280\n"
+	"3.12.13\t20260414\taarch64-apple-darwin\thttps://example.org/a.tar.gz\t" SHA_A "\t-\n";
+
+static void test_parse_good_table(void **state)
+{
+	(void)state;
+	pw_pins *p = NULL;
+	assert_null(pw_pins_parse("t.tsv", good, &p));
+	assert_int_equal(pw_pins_count(p), 3);
+	const pw_pin *pin = pw_pins_at(p, 1);
+	assert_string_equal(pin->version, "3.12.13");
+	assert_int_equal(pin->size, 31457280);
+	assert_int_equal(pin->line, 5);
+	assert_int_equal(pw_pins_at(p, 0)->size, -1);
+	assert_null(pw_pins_at(p, 3));
+	pw_pins_free(&p);
+	assert_null(p);
+}
+
+static void test_find_newest_and_exact(void **state)
+{
+	(void)state;
+	pw_pins *p = NULL;
+	assert_null(pw_pins_parse("t.tsv", good, &p));
+	const pw_pin *pin = NULL;
+	assert_null(pw_pins_find(p, "x86_64-unknown-linux-gnu", NULL, &pin));
+	assert_string_equal(pin->version, "3.12.13"); /* 13 > 9 numerically */
+	assert_null(pw_pins_find(p, "x86_64-unknown-linux-gnu", "3.12.9", &pin));
+	assert_string_equal(pin->sha256, SHA_A);
+	pw_err *e = pw_pins_find(p, "x86_64-unknown-linux-gnu", "3.11.0", &pin);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	assert_non_null(strstr(pw_err_message(e), "3.12.9, 3.12.13"));
+	pw_err_free(e);
+	e = pw_pins_find(p, "riscv64-unknown-linux-gnu", NULL, &pin);
+	assert_non_null(strstr(pw_err_message(e), "no pin for riscv64"));
+	pw_err_free(e);
+	pw_pins_free(&p);
+}
+
+static void expect_bad(const char *text, const char *where, const char *what)
+{
+	pw_pins *p = NULL;
+	pw_err *e = pw_pins_parse("bad.tsv", text, &p);
+	assert_non_null(e);
+	assert_null(p);
+	assert_non_null(strstr(pw_err_message(e), where));
+	if (what && !strstr(pw_err_message(e), what))
+		fail_msg("message '%s' lacks '%s'", pw_err_message(e), what);
+	pw_err_free(e);
+}
+
+static void test_malformed_tables_name_the_line(void **state)
+{
+	(void)state;
+	expect_bad("", "bad.tsv", "no header");
+	expect_bad("version\trelease\tplatform\turl\tsize\tsha256\n", "bad.tsv:1", "header");
+	expect_bad(H "3.12.13\t20260414\tx\thttps://e/x\t" SHA_A "\n", "bad.tsv:2", "6 tab-separated");
+	expect_bad(H "3.12.13\t20260414\tx\thttps://e/x\tABC\t-\n", "bad.tsv:2", "sha256");
+	expect_bad(H "3.12.13\t20260414\tx\thttps://e/x\t" SHA_B "\t12kb\n", "bad.tsv:2", "size");
+	expect_bad(H "# c\n3.x\t20260414\tx\thttps://e/x\t" SHA_B "\t-\n", "bad.tsv:3", "version");
+	expect_bad(H "3.12.1\t2026-04\tx\thttps://e/x\t" SHA_B "\t-\n", "bad.tsv:2", "release");
+	expect_bad(H "3.12.1\t1\tx\tftp://e/x\t" SHA_B "\t-\n", "bad.tsv:2", "url");
+	expect_bad(H, "bad.tsv", "no pins");
+	expect_bad(H "3.12.1\t1\tx\thttps://e/x\t" SHA_B "\t-\textra\n", "bad.tsv:2", "6 tab-separated");
+}
+
+static void test_version_compare(void **state)
+{
+	(void)state;
+	assert_true(pw_pins_version_cmp("3.12.9", "3.12.13") < 0);
+	assert_true(pw_pins_version_cmp("3.12.13", "3.12.9") > 0);
+	assert_int_equal(pw_pins_version_cmp("3.12.13", "3.12.13"), 0);
+	assert_true(pw_pins_version_cmp("3.12", "3.12.1") < 0);
+	assert_true(pw_pins_version_cmp("3.13.0", "3.12.99") > 0);
+}
+
+static void test_mirror_and_file_name(void **state)
+{
+	(void)state;
+	pw_pins *p = NULL;
+	assert_null(pw_pins_parse("t.tsv", good, &p));
+	const pw_pin *pin = pw_pins_at(p, 1);
+	char *u = pw_pins_url(pin, "https://mirror.example/pbs/");
+	assert_string_equal(u, "https://mirror.example/pbs/20260414/cpython-3.12.13%2B20260414-x86_64-unknown-linux-gnu-install_only.tar.gz");
+	free(u);
+	u = pw_pins_url(pin, NULL);
+	assert_string_equal(u, pin->url);
+	free(u);
+	u = pw_pins_url(pw_pins_at(p, 2), "https://mirror.example");
+	assert_string_equal(u, "https://example.org/a.tar.gz"); /* not an upstream URL: unchanged */
+	free(u);
+	char *n = pw_pins_file_name(pin);
+	assert_string_equal(n, "cpython-3.12.13%2B20260414-x86_64-unknown-linux-gnu-install_only.tar.gz");
+	free(n);
+	pw_pins_free(&p);
+}
+
+static void test_shipped_table_is_valid(void **state)
+{
+	(void)state;
+	const char *top = getenv("TOP_SRCDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data/runtime-pins.tsv", top ? top : ".");
+	pw_pins *p = NULL;
+	pw_err *e = pw_pins_load(path, &p);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	static const char *const platforms[] = {
+		"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "x86_64-apple-darwin",
+		"aarch64-apple-darwin", "x86_64-pc-windows-msvc",
+	};
+	for (size_t i = 0; i < 5; i++) {
+		const pw_pin *pin = NULL;
+		assert_null(pw_pins_find(p, platforms[i], NULL, &pin));
+		assert_string_equal(pin->version, "3.12.13");
+		assert_non_null(strstr(pin->url, "install_only.tar.gz"));
+	}
+	pw_pins_free(&p);
+}
+
+static void test_platform_detection(void **state)
+{
+	(void)state;
+	char *t = NULL;
+	assert_null(pw_platform_detect("Darwin", "arm64", &t));
+	assert_string_equal(t, "aarch64-apple-darwin");
+	free(t);
+	assert_null(pw_platform_detect("Darwin", "x86_64", &t));
+	assert_string_equal(t, "x86_64-apple-darwin");
+	free(t);
+	assert_null(pw_platform_detect("MINGW64_NT-10.0", "x86_64", &t));
+	assert_string_equal(t, "x86_64-pc-windows-msvc");
+	free(t);
+	pw_err *e = pw_platform_detect("Linux", "riscv64", &t);
+	assert_int_equal(pw_err_code(e), PW_ERR_REFUSED);
+	assert_non_null(strstr(pw_err_message(e), "supported: x86_64-unknown-linux-gnu"));
+	pw_err_free(e);
+	e = pw_platform_detect("FreeBSD", "amd64", &t);
+	assert_non_null(e);
+	pw_err_free(e);
+	assert_null(pw_platform_detect(NULL, NULL, &t)); /* this machine (glibc Linux) */
+	assert_non_null(strstr(t, "-unknown-linux-gnu"));
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_good_table),
+		cmocka_unit_test(test_find_newest_and_exact),
+		cmocka_unit_test(test_malformed_tables_name_the_line),
+		cmocka_unit_test(test_version_compare),
+		cmocka_unit_test(test_mirror_and_file_name),
+		cmocka_unit_test(test_shipped_table_is_valid),
+		cmocka_unit_test(test_platform_detection),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
