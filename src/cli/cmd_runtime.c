@@ -239,8 +239,8 @@ static void print_plan(const pw_cli *cli, const runtime_args *a, const install_p
 	fprintf(out, _("  what:   CPython %s (release %s) for %s\n"), p->pin->version, p->pin->release, p->pin->platform);
 	fprintf(out, _("  from:   %s\n"), a->archive ? a->archive : p->url);
 	fprintf(out, _("  size:   %s to download, at most %s on disk\n"), size, disk);
-	fprintf(out, _("  sha256: %s (pinned in %s%s)\n"), p->pin->sha256, pw_pins_source(p->pins),
-		a->pins_file ? _(", operator-supplied") : "");
+	fprintf(out, _("  sha256: %s\n"), p->pin->sha256);
+	fprintf(out, _("  pinned: in %s%s\n"), pw_pins_source(p->pins), a->pins_file ? _(" (operator-supplied)") : "");
 	fprintf(out, _("  into:   %s\n"), p->dest);
 	(void)cli;
 }
@@ -376,16 +376,19 @@ static int run_verify(pw_cli *cli)
 		json_t *lines = json_array();
 		for (size_t i = 0; i < r.line_count; i++)
 			json_array_append_new(lines, pw_render_json_str(r.lines[i]));
-		pw_render_json(stdout, json_pack("{s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:o}", "schema", 1, "ok", diffs == 0,
+		pw_render_json(stdout, json_pack("{s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "schema", 1, "ok", diffs == 0,
 						 "files_checked", (json_int_t)r.files_checked, "modified", (json_int_t)r.modified,
 						 "mode", (json_int_t)r.mode, "missing", (json_int_t)r.missing,
-						 "unexpected", (json_int_t)r.unexpected, "differences", lines));
+						 "unexpected", (json_int_t)r.unexpected, "caches_ignored",
+						 (json_int_t)r.caches_ignored, "differences", lines));
 		rc = diffs ? PW_EXIT_FAILED : 0;
 	} else {
 		for (size_t i = 0; i < r.line_count; i++)
 			printf("%s\n", r.lines[i]);
 		printf(_("%lld files checked: %zu modified, %zu mode changed, %zu missing, %zu unexpected\n"),
 		       (long long)r.files_checked, r.modified, r.mode, r.missing, r.unexpected);
+		if (r.caches_ignored && cli->verbosity >= 0)
+			printf(_("(%zu new bytecode cache files under __pycache__ were not counted)\n"), r.caches_ignored);
 		rc = diffs ? PW_EXIT_FAILED : 0;
 	}
 	pw_err_free(verdict);

@@ -54,6 +54,13 @@ static int term_width(void)
 
 static void draw_bar(pw_cli_progress *p, const pw_progress *ev)
 {
+	if (ev->total < 0 && ev->done <= 0) {
+		/* A stage without a measure (probe, swap): its name is the news. */
+		fprintf(stderr, "\r%s...\033[K", ev->stage);
+		fflush(stderr);
+		p->line_open = true;
+		return;
+	}
 	char done[24], total[24], rate[24], eta[24] = "";
 	human_bytes(ev->done, done, sizeof done);
 	human_bytes(ev->total, total, sizeof total);

@@ -14,8 +14,10 @@
 #include "cancel.h"
 #include "err.h"
 #include "events.h"
+#include "manifest.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct pw_extract_opts {
 	const char *archive;
@@ -24,6 +26,16 @@ typedef struct pw_extract_opts {
 	int64_t max_entries;    /* 0: default 100000 */
 	const pw_cancel *cancel;
 	const pw_events *events; /* progress with stage "extract" (bytes of archive read) */
+	/* When set, filled (unsorted) with every regular file and symlink as
+	 * written: path relative to dest, size, mode, SHA256 hashed on the way
+	 * through, so no second pass over the tree is needed. Cleared on error. */
+	pw_manifest *manifest;
+	/* When set, the archive's bytes come from this callback instead of the
+	 * file (archive still names it in messages): it returns the number of
+	 * bytes read, 0 at the end, or -1 to stop the extraction. */
+	ssize_t (*read)(void *ud, void *buf, size_t len);
+	void *read_ud;
+	int64_t stream_size;     /* with read: the size for progress, -1 unknown */
 } pw_extract_opts;
 
 typedef struct pw_extract_result {

@@ -39,10 +39,17 @@
 #define MAX_ATTEMPTS 2 /* the second only after a 416 for a stale .part */
 #define DEADLINE_SLACK_MS 50
 
-#define HINT_RESUME N_("the partial download is kept: run the same command again and it resumes where it stopped")
+#define HINT_RESUME \
+	N_("the partial download is kept: run the same command again and it resumes where it stopped")
 #define HINT_TLS N_("a proxy may be intercepting TLS: pass --cacert FILE or set SSL_CERT_FILE")
+#define HINT_BUDGET N_("the partial download is kept: run again, with a larger time budget, to resume")
+#define HINT_UP N_("check that the server is up and reachable, or pass --mirror URL / --archive FILE")
 #define HINT_ELSEWHERE N_("check the network or DNS, or pass --mirror URL / --archive FILE")
-#define HINT_PROXY N_("check the proxy variables (https_proxy, http_proxy, no_proxy) or ask whoever runs the proxy")
+#define HINT_PROXY \
+	N_("check the proxy variables (https_proxy, http_proxy, no_proxy) or ask whoever runs the proxy")
+#define HINT_PROXY_AUTH \
+	N_("the proxy wants credentials: put them in the proxy variable, " \
+	   "e.g. https_proxy=http://USER:PASSWORD@HOST:PORT")
 #define HINT_MISMATCH N_("the download does not match the pinned hash; nothing was installed")
 
 enum stop { STOP_NONE, STOP_CANCEL, STOP_DEADLINE, STOP_STALL };
@@ -142,7 +149,8 @@ static void set_protocols(CURL *c, bool file)
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, file ? "file" : "https,http");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "https,http");
 #else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, file ? (long)CURLPROTO_FILE : (long)(CURLPROTO_HTTPS | CURLPROTO_HTTP));
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS,
+			 file ? (long)CURLPROTO_FILE : (long)(CURLPROTO_HTTPS | CURLPROTO_HTTP));
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTPS | CURLPROTO_HTTP));
 #endif
 }
@@ -184,9 +192,10 @@ static const char *effective_url(const job *j)
  * NULL when it does not parse. Credentials are never part of it. */
 static char *url_place(const char *url, bool with_port)
 {
+	const unsigned flags = CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME;
 	CURLU *u = curl_url();
 	char *host = NULL, *port = NULL, *out = NULL;
-	if (u && curl_url_set(u, CURLUPART_URL, url, CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	if (u && curl_url_set(u, CURLUPART_URL, url, flags) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
 		if (with_port && curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
 			out = xasprintf("%s:%s", host, port);
@@ -230,7 +239,9 @@ static bool no_proxy_covers(const char *list, const char *host)
  * request header). */
 static const char *proxy_var(const char *url)
 {
-	static const char *const for_https[] = { "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", NULL };
+	static const char *const for_https[] = {
+		"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", NULL,
+	};
 	static const char *const for_http[] = { "http_proxy", "all_proxy", "ALL_PROXY", NULL };
 	const char *const *names;
 	if (strncasecmp(url, "https:", 6) == 0)
@@ -279,18 +290,19 @@ static const char *detail(const job *j, CURLcode rc)
 
 static pw_err *stalled_error(const job *j)
 {
-	return pw_err_new(PW_ERR_NETWORK, _(HINT_RESUME), _("the server stalled (no data for %ld s) while sending %s"),
-			  j->stall_s, effective_url(j));
+	return pw_err_new(PW_ERR_NETWORK, _(HINT_RESUME),
+			  _("the server stalled (no data for %ld s) while sending %s"), j->stall_s,
+			  effective_url(j));
 }
 
 static pw_err *stop_error(const job *j)
 {
 	switch (j->stop) {
 	case STOP_CANCEL:
-		return pw_err_new(PW_ERR_CANCELLED, _(HINT_RESUME), _("the download of %s was interrupted"), j->o->url);
+		return pw_err_new(PW_ERR_CANCELLED, _(HINT_RESUME), _("the download of %s was interrupted"),
+				  j->o->url);
 	case STOP_DEADLINE:
-		return pw_err_new(PW_ERR_TIMEOUT,
-				  _("the partial download is kept: run again, with a larger time budget, to resume"),
+		return pw_err_new(PW_ERR_TIMEOUT, _(HINT_BUDGET),
 				  _("the download of %s ran out of its time budget"), j->o->url);
 	case STOP_STALL:
 	case STOP_NONE:
@@ -313,6 +325,8 @@ static const char *http_hint(long status)
 		return _("the file is not on the server: check the version, or pass --mirror URL");
 	if (status == 401 || status == 403)
 		return _("the server refused access: check the URL, or pass --mirror URL");
+	if (status == 407)
+		return _(HINT_PROXY_AUTH);
 	if (status == 429)
 		return _("the server asks to slow down: wait a while and run again");
 	if (status >= 500)
@@ -325,8 +339,8 @@ static pw_err *http_error(const job *j)
 	const char *eff = effective_url(j);
 	const char *hint = http_hint(j->status);
 	if (strcmp(eff, j->o->url) != 0)
-		return pw_err_new(PW_ERR_NETWORK, hint, _("HTTP %ld from %s (redirected from %s)"), j->status, eff,
-				  j->o->url);
+		return pw_err_new(PW_ERR_NETWORK, hint, _("HTTP %ld from %s (redirected from %s)"),
+				  j->status, eff, j->o->url);
 	return pw_err_new(PW_ERR_NETWORK, hint, _("HTTP %ld from %s"), j->status, eff);
 }
 
@@ -339,15 +353,16 @@ static pw_err *proxy_error(const job *j, CURLcode rc, long connect_code)
 	pw_err *e;
 	if (connect_code == 407)
 		e = pw_err_new(PW_ERR_NETWORK,
-			       _("the proxy wants credentials: put them in the proxy variable, "
-				 "e.g. https_proxy=http://USER:PASSWORD@HOST:PORT"),
+			       _(HINT_PROXY_AUTH),
 			       _("the proxy %s refused to connect to %s (HTTP 407: credentials required)"), p,
 			       target ? target : eff);
 	else if (connect_code)
-		e = pw_err_new(PW_ERR_NETWORK, _(HINT_PROXY), _("the proxy %s refused to connect to %s (HTTP %ld)"), p,
+		e = pw_err_new(PW_ERR_NETWORK, _(HINT_PROXY),
+			       _("the proxy %s refused to connect to %s (HTTP %ld)"), p,
 			       target ? target : eff, connect_code);
 	else if (rc == CURLE_COULDNT_RESOLVE_PROXY)
-		e = pw_err_new(PW_ERR_NETWORK, _(HINT_PROXY), _("the proxy refused: cannot resolve the proxy %s"), p);
+		e = pw_err_new(PW_ERR_NETWORK, _(HINT_PROXY),
+			       _("the proxy refused: cannot resolve the proxy %s"), p);
 	else
 		e = pw_err_new(PW_ERR_NETWORK, _(HINT_PROXY), _("the proxy %s refused the connection: %s"), p,
 			       detail(j, rc));
@@ -369,14 +384,16 @@ static pw_err *tls_error(const job *j, CURLcode rc)
 	const char *eff = effective_url(j);
 	const char *store = trust_store(j->o->ca_file);
 	if (rc == CURLE_SSL_CACERT_BADFILE)
-		return pw_err_new(PW_ERR_NETWORK, _("pass --cacert FILE with a PEM bundle, or set SSL_CERT_FILE to one"),
-				  _("cannot load the trusted certificates from %s: %s"), store, detail(j, rc));
+		return pw_err_new(PW_ERR_NETWORK,
+				  _("pass --cacert FILE with a PEM bundle, or set SSL_CERT_FILE to one"),
+				  _("cannot load the trusted certificates from %s: %s"), store,
+				  detail(j, rc));
 	if (rc == CURLE_SSL_CONNECT_ERROR)
 		return pw_err_new(PW_ERR_NETWORK, _(HINT_TLS), _("the TLS handshake for %s failed: %s"), eff,
 				  detail(j, rc));
 	return pw_err_new(PW_ERR_NETWORK, _(HINT_TLS),
-			  _("the server's TLS certificate is not trusted (%s, checked against %s): %s"), eff, store,
-			  detail(j, rc));
+			  _("the server's TLS certificate is not trusted (%s, checked against %s): %s"), eff,
+			  store, detail(j, rc));
 }
 
 /* Where a connection attempt went: the proxy's words when one was in use. */
@@ -389,9 +406,8 @@ static pw_err *connect_error(const job *j, CURLcode rc)
 		return proxy_error(j, rc, 0);
 	}
 	char *place = url_place(eff, true);
-	pw_err *e = pw_err_new(PW_ERR_NETWORK,
-			       _("check that the server is up and reachable, or pass --mirror URL / --archive FILE"),
-			       _("connection refused by %s (%s)"), place ? place : eff, eff);
+	pw_err *e = pw_err_new(PW_ERR_NETWORK, _(HINT_UP), _("connection refused by %s (%s)"),
+			       place ? place : eff, eff);
 	free(place);
 	return e;
 }
@@ -400,8 +416,8 @@ static pw_err *resolve_error(const job *j)
 {
 	const char *eff = effective_url(j);
 	char *host = url_place(eff, false);
-	pw_err *e = pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("cannot resolve host %s (%s)"), host ? host : eff,
-			       eff);
+	pw_err *e = pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("cannot resolve host %s (%s)"),
+			       host ? host : eff, eff);
 	free(host);
 	return e;
 }
@@ -416,8 +432,9 @@ static pw_err *timed_out_error(const job *j)
 		return stalled_error(j);
 	const char *eff = effective_url(j);
 	char *place = url_place(eff, true);
-	pw_err *e = pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("connecting to %s timed out after %ld s (%s)"),
-			       place ? place : eff, j->connect_s, eff);
+	pw_err *e = pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE),
+			       _("connecting to %s timed out after %ld s (%s)"), place ? place : eff,
+			       j->connect_s, eff);
 	free(place);
 	return e;
 }
@@ -425,8 +442,8 @@ static pw_err *timed_out_error(const job *j)
 static pw_err *cut_error(const job *j)
 {
 	return pw_err_new(PW_ERR_NETWORK, _(HINT_RESUME),
-			  _("the connection was cut after %lld bytes of %s; run again to resume"), (long long)j->have,
-			  effective_url(j));
+			  _("the connection was cut after %lld bytes of %s; run again to resume"),
+			  (long long)j->have, effective_url(j));
 }
 
 static pw_err *curl_error(const job *j, CURLcode rc)
@@ -461,16 +478,17 @@ static pw_err *curl_error(const job *j, CURLcode rc)
 				  _("%s redirected more than %ld times"), j->o->url, MAX_REDIRECTS);
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		return pw_err_new(PW_ERR_NETWORK,
-				  _("pyward downloads https:// and http:// URLs (and file:// ones given directly, "
-				    "never through a redirect)"),
-				  _("downloading %s failed: unsupported protocol: %s"), j->o->url, detail(j, rc));
+				  _("pyward downloads https:// and http:// URLs (and file:// ones "
+				    "given directly, never through a redirect)"),
+				  _("downloading %s failed: unsupported protocol: %s"), j->o->url,
+				  detail(j, rc));
 	case CURLE_URL_MALFORMAT:
 		return pw_err_new(PW_ERR_USAGE, NULL, _("%s is not a valid URL"), j->o->url);
 	case CURLE_FILE_COULDNT_READ_FILE:
 		return pw_err_new(PW_ERR_NOTFOUND, NULL, _("cannot read %s"), j->o->url);
 	default:
-		return pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("downloading %s failed: %s"), effective_url(j),
-				  detail(j, rc));
+		return pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("downloading %s failed: %s"),
+				  effective_url(j), detail(j, rc));
 	}
 }
 
@@ -517,7 +535,8 @@ static pw_err *part_open(job *j)
 	if (!S_ISREG(st.st_mode)) {
 		close(j->fd);
 		j->fd = -1;
-		return pw_err_new(PW_ERR_IO, _("remove it and run again"), _("%s is not a regular file"), j->part);
+		return pw_err_new(PW_ERR_IO, _("remove it and run again"), _("%s is not a regular file"),
+				  j->part);
 	}
 	j->have = st.st_size;
 	/* A local copy is cheaper to redo than to trust a range of. */
@@ -739,7 +758,8 @@ static pw_err *job_outcome(job *j, CURLcode rc, bool *again)
 		return write_error(j);
 	if (j->bad_range) {
 		unlink(j->part);
-		return pw_err_new(PW_ERR_NETWORK, _("the partial download was discarded: run again to start over"),
+		return pw_err_new(PW_ERR_NETWORK,
+				  _("the partial download was discarded: run again to start over"),
 				  _("%s answered the resume with the wrong byte range"), effective_url(j));
 	}
 	if (j->http_error)
@@ -788,8 +808,8 @@ static pw_err *job_finish(job *j, pw_fetch_result *res)
 	pw_sha256_final_hex(j->h, hex);
 	if (want && strcasecmp(hex, want) != 0) {
 		unlink(j->part);
-		return pw_err_new(PW_ERR_CORRUPT, _(HINT_MISMATCH), _("SHA256 mismatch for %s: expected %s, got %s"),
-				  j->o->url, want, hex);
+		return pw_err_new(PW_ERR_CORRUPT, _(HINT_MISMATCH),
+				  _("SHA256 mismatch for %s: expected %s, got %s"), j->o->url, want, hex);
 	}
 	int fd = j->fd;
 	j->fd = -1;
@@ -839,9 +859,11 @@ static bool cache_hit(const pw_fetch_opts *o, pw_fetch_result *res)
 static pw_err *check_opts(const pw_fetch_opts *o, const pw_fetch_result *res)
 {
 	if (!o || !o->url || !o->dest || !*o->dest || !res)
-		return pw_err_new(PW_ERR_USAGE, NULL, _("a download needs a URL, a destination and a result"));
+		return pw_err_new(PW_ERR_USAGE, NULL,
+				  _("a download needs a URL, a destination and a result"));
 	if (o->expected_sha256 && !is_sha256_hex(o->expected_sha256))
-		return pw_err_new(PW_ERR_USAGE, NULL, _("\"%s\" is not a SHA256 (64 hex digits)"), o->expected_sha256);
+		return pw_err_new(PW_ERR_USAGE, NULL, _("\"%s\" is not a SHA256 (64 hex digits)"),
+				  o->expected_sha256);
 	return NULL;
 }
 

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,13 +414,39 @@ static pw_err *clean_staging(const char *versions)
 }
 
 /* Extract into a fresh staging folder, then move its python/ to versions/NAME. */
+/* Keep the entries under python/, renamed relative to the install root. */
+static void rebase_manifest(pw_manifest *m)
+{
+	size_t kept = 0;
+	m->total_bytes = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		pw_manifest_entry *f = &m->items[i];
+		if (strncmp(f->path, "python/", 7) != 0) {
+			free(f->path);
+			continue;
+		}
+		memmove(f->path, f->path + 7, strlen(f->path + 7) + 1);
+		if (S_ISREG(f->mode))
+			m->total_bytes += f->size;
+		m->items[kept++] = *f;
+	}
+	m->count = kept;
+}
+
+typedef struct stream stream;
+
+static ssize_t stream_read(void *ud, void *buf, size_t len);
+
 static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, const char *target,
-		      pw_runtime_install_result *r)
+		      pw_runtime_install_result *r, pw_manifest *m, stream *from)
 {
 	char *versions = rt_versions(o->box_root);
 	char *staging = xasprintf("%s/.staging-%ld", versions, (long)getpid());
 	pw_err *e = clean_staging(versions);
-	pw_extract_opts xo = { .archive = archive, .dest = staging, .cancel = o->cancel, .events = o->events };
+	/* The manifest is hashed as the files are written: no second pass. */
+	pw_extract_opts xo = { .archive = archive, .dest = staging, .cancel = o->cancel,
+			       .events = from ? NULL : o->events, .manifest = m,
+			       .read = from ? stream_read : NULL, .read_ud = from, .stream_size = o->pin->size };
 	pw_extract_result xr = { 0 };
 	if (!e)
 		e = pw_extract(&xo, &xr);
@@ -433,10 +460,146 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
 	if (!e && rename(top, target) != 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("moving the install into %s"), target);
 	r->files = xr.entries;
+	if (!e)
+		rebase_manifest(m);
 	pw_err_free(pw_extract_remove_tree(staging));
 	free(top);
 	free(staging);
 	free(versions);
+	return e;
+}
+
+/* ---------------------------------------------------------------- stream */
+
+/*
+ * Download and extraction overlap: a worker extracts from DEST.part while
+ * the download appends to it, so the archive is read once as it arrives.
+ * Nothing of it is used before its hash matched: the staging tree is
+ * private, and probe and swap run only after the download verified. When
+ * anything about the stream goes wrong (the server ignored Range and the
+ * file restarted, the file was renamed before we opened it), the verified
+ * archive is simply extracted again from disk. The bytes the extractor was
+ * fed are hashed too and must equal the pin: the tree comes from exactly
+ * the verified bytes, not from a stream a server spliced.
+ */
+struct stream {
+	const pw_runtime_install_opts *o;
+	char *part;
+	int fd;
+	int64_t offset;
+	pw_sha256 *fed;   /* hash of every byte handed to the extractor */
+	pthread_mutex_t mu;
+	bool fetch_done;
+	bool fetch_failed;
+	/* worker inputs and outputs */
+	const char *archive, *target;
+	pw_runtime_install_result *r;
+	pw_manifest *m;
+	pw_err *err;
+};
+
+static void stream_status(stream *s, bool *done, bool *failed)
+{
+	pthread_mutex_lock(&s->mu);
+	*done = s->fetch_done;
+	*failed = s->fetch_failed;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Wait for DEST.part to exist; false when the download ended first. */
+static bool stream_open(stream *s)
+{
+	while (s->fd < 0) {
+		bool done, failed;
+		stream_status(s, &done, &failed);
+		s->fd = open(s->part, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (s->fd >= 0)
+			break;
+		if (done || pw_cancel_raised(s->o->cancel))
+			return false;
+		nap_ms(2);
+	}
+	return true;
+}
+
+static ssize_t stream_read(void *ud, void *buf, size_t len)
+{
+	stream *s = ud;
+	if (!stream_open(s))
+		return -1;
+	for (;;) {
+		bool done, failed;
+		stream_status(s, &done, &failed);
+		ssize_t n = pread(s->fd, buf, len, s->offset);
+		if (n > 0) {
+			s->offset += n;
+			pw_sha256_update(s->fed, buf, (size_t)n);
+			return n;
+		}
+		struct stat st;
+		if (n < 0 || failed || pw_cancel_raised(s->o->cancel) || fstat(s->fd, &st) != 0 ||
+		    st.st_size < s->offset)
+			return -1; /* the file restarted or the download failed */
+		if (done)
+			return 0;
+		nap_ms(2);
+	}
+}
+
+/* Read what the extractor left (the end-of-archive padding) and compare
+ * the hash of everything fed with the pin. */
+static bool stream_was_verified(stream *s)
+{
+	char buf[64 * 1024];
+	ssize_t n;
+	while ((n = stream_read(s, buf, sizeof buf)) > 0)
+		;
+	char hex[65];
+	pw_sha256_final_hex(s->fed, hex);
+	return n == 0 && strcmp(hex, s->o->pin->sha256) == 0;
+}
+
+static void *stream_worker(void *ud)
+{
+	stream *s = ud;
+	s->err = unpack(s->o, s->archive, s->target, s->r, s->m, s);
+	return NULL;
+}
+
+static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char *dest, char **archive,
+				   const char *target, pw_runtime_install_result *r, pw_manifest *m)
+{
+	stream s = { .o = o, .part = xasprintf("%s.part", dest), .fd = -1, .archive = dest, .target = target,
+		     .r = r, .m = m, .fed = pw_sha256_new() };
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_t worker;
+	bool started = pthread_create(&worker, NULL, stream_worker, &s) == 0;
+	pw_err *e = download(o, archive, r);
+	pthread_mutex_lock(&s.mu);
+	s.fetch_done = true;
+	s.fetch_failed = e != NULL;
+	pthread_mutex_unlock(&s.mu);
+	if (started)
+		pthread_join(worker, NULL);
+	if (!e && (!started || s.err || !stream_was_verified(&s))) {
+		pw_err_free(s.err);
+		s.err = NULL;
+		pw_manifest_clear(m);
+		pw_err_free(pw_extract_remove_tree(target));
+		e = unpack(o, *archive, target, r, m, NULL);
+	}
+	pw_err_free(s.err);
+	pw_sha256_free(&s.fed);
+	if (s.fd >= 0)
+		close(s.fd);
+	pthread_mutex_destroy(&s.mu);
+	free(s.part);
 	return e;
 }
 
@@ -445,7 +608,8 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
 static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 {
 	char *python = xasprintf("%s/bin/python3", root);
-	const char *argv[] = { python, "-I", "-c", probe_code, NULL };
+	/* -B: the probe must not add bytecode caches to the tree just hashed. */
+	const char *argv[] = { python, "-I", "-B", "-c", probe_code, NULL };
 	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
 	pw_events_progress(o->events, &p);
 	pw_run_opts ro = { .argv = argv, .cwd = root, .deadline_ms = pw_clock_deadline_after(PROBE_TIMEOUT_S),
@@ -488,27 +652,45 @@ static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, 
 	return e;
 }
 
-static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_runtime_install_result *r)
+static int by_path(const void *a, const void *b)
 {
-	pw_manifest m = { 0 };
-	pw_err *e = pw_manifest_build(root, &m);
+	return strcmp(((const pw_manifest_entry *)a)->path, ((const pw_manifest_entry *)b)->path);
+}
+
+/* Add the marker (written after extraction) to the manifest and sort it. */
+static pw_err *add_marker(const char *root, pw_manifest *m)
+{
+	char *path = xasprintf("%s/%s", root, PW_RUNTIME_MARKER);
+	pw_manifest_entry f = { .mode = S_IFREG | 0644 };
+	struct stat st;
+	pw_err *e = pw_sha256_file(path, f.sha256, &f.size);
+	if (!e && stat(path, &st) == 0)
+		f.mode = st.st_mode;
+	free(path);
 	if (e)
 		return e;
-	r->bytes_on_disk = m.total_bytes;
-	pw_manifest_clear(&m);
-	/* The marker is part of the manifest, so it is written first; its
-	 * size figure excludes itself. */
-	e = write_marker(o, root, r->bytes_on_disk);
+	f.path = xstrdup(PW_RUNTIME_MARKER);
+	m->items = xrealloc(m->items, (m->count + 1) * sizeof *m->items);
+	m->items[m->count++] = f;
+	m->total_bytes += f.size;
+	qsort(m->items, m->count, sizeof *m->items, by_path);
+	return NULL;
+}
+
+static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_manifest *m,
+		      pw_runtime_install_result *r)
+{
+	r->bytes_on_disk = m->total_bytes;
+	pw_err *e = write_marker(o, root, r->bytes_on_disk);
 	if (!e)
-		e = pw_manifest_build(root, &m);
+		e = add_marker(root, m);
 	char *source = xasprintf("%s:%s", o->pins_from_operator ? "operator" : "builtin",
 				 o->pins_source ? o->pins_source : "");
 	if (!e && o->catalog)
-		e = pw_runtime_db_record(o->catalog, o->pin, o->archive ? o->archive : o->url, source, root, &m,
+		e = pw_runtime_db_record(o->catalog, o->pin, o->archive ? o->archive : o->url, source, root, m,
 					 NULL);
-	r->files = (int64_t)m.count;
+	r->files = (int64_t)m->count;
 	free(source);
-	pw_manifest_clear(&m);
 	return e;
 }
 
@@ -597,27 +779,48 @@ static bool already_current(const pw_runtime_install_opts *o)
 	return same;
 }
 
+static char *cache_path(const pw_runtime_install_opts *o)
+{
+	return xasprintf("%s/cache/downloads/%s.tar.gz", o->box_root, o->pin->sha256);
+}
+
+/* Get the verified archive and the extracted tree at root. */
+static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, char **archive,
+		      pw_runtime_install_result *r, pw_manifest *m)
+{
+	pw_err *e = NULL;
+	char *cached = cache_path(o);
+	if (o->archive) {
+		e = check_local_archive(o);
+		if (!e)
+			e = unpack(o, o->archive, root, r, m, NULL);
+		*archive = e ? NULL : xstrdup(o->archive);
+	} else if (access(cached, F_OK) == 0) {
+		e = download(o, archive, r); /* re-checks the cached file's hash */
+		if (!e)
+			e = unpack(o, *archive, root, r, m, NULL);
+	} else {
+		e = download_and_unpack(o, cached, archive, root, r, m);
+	}
+	free(cached);
+	return e;
+}
+
 static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_install_result *r)
 {
 	char *archive = NULL;
-	pw_err *e = NULL;
-	if (o->archive) {
-		e = check_local_archive(o);
-		archive = e ? NULL : xstrdup(o->archive);
-	} else {
-		e = download(o, &archive, r);
-	}
 	char *name = install_name(o->pin);
 	char *versions = rt_versions(o->box_root);
 	char *root = xasprintf("%s/%s", versions, name);
+	pw_manifest m = { 0 };
+	pw_err *e = pw_paths_mkdirs(versions, 0755);
 	if (!e)
-		e = pw_paths_mkdirs(versions, 0755);
-	if (!e)
-		e = unpack(o, archive, root, r);
+		e = obtain(o, root, &archive, r, &m);
 	if (!e)
 		e = probe(o, root);
 	if (!e)
-		e = record(o, root, r);
+		e = record(o, root, &m, r);
+	pw_manifest_clear(&m);
 	if (!e)
 		e = swap_in(o, name, root);
 	if (e) {
@@ -665,6 +868,15 @@ void pw_runtime_install_result_clear(pw_runtime_install_result *r)
 
 /* ---------------------------------------------------------------- verify */
 
+/* Python writes .pyc files into __pycache__ beside what it imports; new ones are
+ * caches, not changes (a recorded one that changed is still reported). */
+static bool is_bytecode_cache(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".pyc") == 0 &&
+	       (strncmp(path, "__pycache__/", 12) == 0 || strstr(path, "/__pycache__/") != NULL);
+}
+
 static void add_line(pw_runtime_verify_result *r, const char *kind, const char *path)
 {
 	r->lines = xrealloc(r->lines, (r->line_count + 1) * sizeof *r->lines);
@@ -688,6 +900,10 @@ pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_veri
 	r->files_checked = (int64_t)m.count;
 	for (size_t i = 0; !e && i < d.count; i++) {
 		pw_manifest_diff_kind k = d.items[i].kind;
+		if (k == PW_DIFF_UNEXPECTED && is_bytecode_cache(d.items[i].path)) {
+			r->caches_ignored++;
+			continue;
+		}
 		*(k == PW_DIFF_MODIFIED ? &r->modified : k == PW_DIFF_MODE ? &r->mode
 			: k == PW_DIFF_MISSING ? &r->missing : &r->unexpected) += 1;
 		add_line(r, pw_manifest_diff_name(k), d.items[i].path);

@@ -89,11 +89,13 @@ void pw_runtime_install_result_clear(pw_runtime_install_result *r);
 typedef struct pw_runtime_verify_result {
 	int64_t files_checked;
 	size_t modified, mode, missing, unexpected;
+	size_t caches_ignored; /* new bytecode caches: not reported */
 	char **lines; /* "modified lib/python3.12/os.py" … */
 	size_t line_count;
 } pw_runtime_verify_result;
 
-/* Re-hash the current install against the manifest recorded at install time. */
+/* Re-hash the current install against the manifest recorded at install
+ * time. New bytecode caches (.pyc files in __pycache__) are counted, not reported. */
 pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_verify_result *r);
 void pw_runtime_verify_result_clear(pw_runtime_verify_result *r);
 /* Swap back to `previous` (the current install becomes `previous`). */

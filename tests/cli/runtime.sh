@@ -14,7 +14,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 55
+plan 68
 
 # ---- before anything is installed
 P runtime status
@@ -89,11 +89,13 @@ real=$(readlink -f "$BOX/runtime/python/current")
 echo "# changed" >> "$real/lib/python${VER%.*}/os.py"
 rm "$real/lib/python${VER%.*}/colorsys.py"
 touch "$real/lib/python${VER%.*}/intruder.py"
+"$PY" -c 'import colorsys, fractions' 2>/dev/null
 P runtime verify
 is "$RC" 1 "verify after tampering exits 1"
 like "$OUT" "modified +lib/python${VER%.*}/os.py" "verify names the modified file"
 like "$OUT" "missing +lib/python${VER%.*}/colorsys.py" "verify names the missing file"
 like "$OUT" "unexpected +lib/python${VER%.*}/intruder.py" "verify names the unexpected file"
+unlike "$OUT" "__pycache__" "new bytecode caches from normal use are not reported as changes"
 
 # ---- exec
 P exec -c 'print(6 * 7)'
@@ -132,6 +134,53 @@ P runtime install --pins "$WORLD/pinsh.tsv" --archive "$WORLD/hostile/dotdot.tar
 is "$RC" 3 "a hostile archive is refused even with a matching hash"
 ok "python still runs after the refused archive" "$PY" -c 'pass'
 ok "no staging folder is left behind" sh -c "! ls -d '$BOX'/runtime/python/versions/.staging-* 2>/dev/null"
+
+# ---- kill -9 at many points: current always runs the old or the new install
+A="$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz" B="$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz"
+write_pins "$WORLD/pinsA.tsv" "$VER" 1 "$URL" "$SHA"
+broken=0 changed=0
+for delay in 0.05 0.15 0.3 0.45 0.6 0.75 0.9 1.05 1.2 1.4; do
+	if [ -e "$BOX/runtime/python/current/RELEASE2" ]; then pins="$WORLD/pinsA.tsv" arch=$A; else pins="$WORLD/pins2.tsv" arch=$B; fi
+	before=$(readlink "$BOX/runtime/python/current")
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$pins" --archive "$arch" --yes -q >/dev/null 2>&1 &
+	victim=$!
+	sleep "$delay"
+	kill -9 "$victim" 2>/dev/null
+	wait "$victim" 2>/dev/null
+	"$PY" -c 'pass' 2>/dev/null || broken=$((broken + 1))
+	[ "$(readlink "$BOX/runtime/python/current")" = "$before" ] || changed=$((changed + 1))
+done
+is "$broken" 0 "after kill -9 at 10 points current/bin/python3 always runs"
+ok "some kills landed after the swap, some before" test "$changed" -gt 0 -a "$changed" -lt 10
+P history --outcome interrupted --kind runtime.install
+like "$OUT" 'interrupted' "killed installs show as interrupted in the history"
+P runtime install --pins "$WORLD/pins2.tsv" --archive "$B" --yes
+is "$RC" 0 "an install after the kills completes"
+P runtime verify
+is "$RC" 0 "and verifies clean"
+
+# ---- two installs at once: one installs, the other waits and finds it done
+rm -rf "$BOX/runtime/python" "$BOX/cache"
+"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes --no-progress >"$WORLD/c1.out" 2>&1 &
+c1=$!
+"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes --no-progress >"$WORLD/c2.out" 2>&1 &
+c2=$!
+wait $c1; r1=$?
+wait $c2; r2=$?
+is "$r1 $r2" "0 0" "two concurrent installs both succeed"
+both=$(cat "$WORLD/c1.out" "$WORLD/c2.out")
+like "$both" "installed CPython $VER: " "one of them installed"
+like "$both" "already installed and current \(another install finished it meanwhile\)" "the other waited and says so"
+
+# ---- a cut download resumes from the cached .part
+rm -rf "$BOX/runtime/python" "$BOX/cache"
+write_pins "$WORLD/pinscut.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/cut/1000000/rel/1/cpython-fixture-install_only.tar.gz" "$SHA"
+P runtime install --pins "$WORLD/pinscut.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 1 "a download cut mid-body fails"
+like "$ERR" "resume|cut" "the error says it can be resumed"
+P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
+is "$RC" 0 "the next install succeeds"
+like "$OUT" "resumed from byte 1000000" "and resumed from the cut"
 
 # ---- remove
 P runtime remove

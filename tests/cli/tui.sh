@@ -13,7 +13,7 @@ plan 10
 wait_for() {
 	i=0
 	while [ $i -lt 50 ]; do
-		SCREEN=$(T capture-pane -p -t t 2>/dev/null)
+		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
 		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -21,31 +21,33 @@ wait_for() {
 	return 1
 }
 
-T -f /dev/null new-session -d -s t -x 80 -y 24 \
+S=main
+T -f /dev/null new-session -d -s main -x 80 -y 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
 ok "the screen draws at 80x24" wait_for "Box root:"
 like "$SCREEN" "pyward [0-9.]+" "the title names pyward and its version"
 like "$SCREEN" "Workspace: +$WORLD/ws" "the workspace is shown"
 like "$SCREEN" "q quit" "the key hint line is shown"
 
-T resize-window -t t -x 60 -y 20
+T resize-window -t main -x 60 -y 20
 ok "a small terminal gets a clear notice" wait_for "terminal too small (need 80x24)"
-T resize-window -t t -x 80 -y 24
+T resize-window -t main -x 80 -y 24
 ok "the screen recovers after resize" wait_for "Box root:"
 
-T send-keys -t t q
+T send-keys -t main q
 ok "q quits with exit 0" wait_for "EXITED rc=0"
-T kill-session -t t
 
-T -f /dev/null new-session -d -s t -x 80 -y 24 \
+# Sessions stay until the server is killed at exit: killing the last one
+# would stop the server while the next one starts.
+S=dumb
+T new-session -d -s dumb -x 80 -y 24 \
 	"env TERM=dumb '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "TERM=dumb is refused with exit 2" wait_for "EXITED rc=2"
 like "$SCREEN" "use the command line" "the refusal points at the CLI"
-T kill-session -t t
 
-T -f /dev/null new-session -d -s t -x 80 -y 24 \
+S=unknown
+T new-session -d -s unknown -x 80 -y 24 \
 	"env TERM=no-such-terminal-xyz '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "an unknown TERM is refused with exit 2" wait_for "EXITED rc=2"
-T kill-session -t t
 
 done_testing

@@ -190,8 +190,8 @@ static void assert_err(const pw_err *e, pw_errcode code)
 	if (!e)
 		fail_msg("expected a %s error, got success", pw_err_code_name(code));
 	if (pw_err_code(e) != code)
-		fail_msg("expected a %s error, got %s: %s", pw_err_code_name(code), pw_err_code_name(pw_err_code(e)),
-			 pw_err_message(e));
+		fail_msg("expected a %s error, got %s: %s", pw_err_code_name(code),
+			 pw_err_code_name(pw_err_code(e)), pw_err_message(e));
 }
 
 static void assert_msg_has(const pw_err *e, const char *s)
@@ -210,8 +210,8 @@ static void assert_hint_has(const pw_err *e, const char *s)
 static void assert_ok(pw_err *e)
 {
 	if (e)
-		fail_msg("unexpected %s error: %s (hint: %s)", pw_err_code_name(pw_err_code(e)), pw_err_message(e),
-			 pw_err_hint(e) ? pw_err_hint(e) : "none");
+		fail_msg("unexpected %s error: %s (hint: %s)", pw_err_code_name(pw_err_code(e)),
+			 pw_err_message(e), pw_err_hint(e) ? pw_err_hint(e) : "none");
 }
 
 static void assert_payload_at(const char *path)
@@ -434,17 +434,23 @@ static int group_setup(void **state)
 	for (const char *const *v = proxy_vars; *v; v++)
 		unsetenv(*v);
 	unsetenv("SSL_CERT_FILE");
-	int rc = setup_dirs() || make_ca() || make_payload() ? -1 : 0;
-	if (rc == 0)
-		rc = start_server(&fx.https, false, "https");
+	if (setup_dirs() || make_ca() || make_payload()) {
+		fprintf(stderr, "# cannot make the temporary directory, certificates or payload\n");
+		group_teardown(state);
+		return -1;
+	}
+	int rc = start_server(&fx.https, false, "https");
 	if (rc == 0)
 		rc = start_server(&fx.plain, true, "plain");
 	if (rc == 1) {
+		fprintf(stderr, "# no python3 to run httpsd.py: the server tests are skipped\n");
 		fx.no_python = true;
-		rc = 0;
+		return 0;
 	}
-	if (rc != 0)
+	if (rc != 0) {
+		fprintf(stderr, "# httpsd.py did not start within %d ms\n", PORT_WAIT_MS);
 		group_teardown(state);
+	}
 	return rc;
 }
 
@@ -760,7 +766,8 @@ static void test_range_not_satisfiable(void **state)
 	mark = log_mark();
 	assert_ok(pw_fetch(&o, &r));
 	assert_int_equal(r.resumed_from, 0);
-	textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\nGET /payload.bin 200\n", PAYLOAD_SIZE + 10);
+	textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\nGET /payload.bin 200\n",
+	      PAYLOAD_SIZE + 10);
 	assert_logged(mark, line);
 	assert_payload_at(dest);
 }
