@@ -109,3 +109,45 @@ write_pins() {
 	printf 'version\trelease\tplatform\turl\tsha256\tsize\n%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$2" "$3" "$_triple" "$4" "$5" "${6:--}" > "$1"
 }
+
+# ---- loopback package index (tests/fixtures/indexd.py) ----
+# start_index NAME MODE: serves $WORLD/wheels (made by make_wheels.py) over
+# plain HTTP on 127.0.0.1; sets INDEX_<NAME>_PID and INDEX_<NAME>_URL.
+make_wheels() {
+	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/make_wheels.py" "$WORLD" >/dev/null
+}
+
+start_index() {
+	_pf="$WORLD/index-$1.port"
+	rm -f "$_pf"
+	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/indexd.py" --wheels "$WORLD/wheels" --mode "$2" \
+		--port-file "$_pf" --log "$WORLD/index-$1.log" --max-requests 2000 --idle-exit 300 &
+	eval "INDEX_$1_PID=$!"
+	_i=0
+	while [ ! -s "$_pf" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	[ -s "$_pf" ] || return 1
+	eval "INDEX_$1_URL=http://127.0.0.1:$(cat "$_pf")/simple/"
+	SERVER_PIDS="${SERVER_PIDS:-} $(eval echo \$INDEX_$1_PID)"
+}
+
+start_proxy() {
+	_pf="$WORLD/proxy.port"
+	rm -f "$_pf"
+	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/proxyd.py" --port-file "$_pf" --log "$WORLD/proxy.log" "$@" &
+	PROXY_PID=$!
+	_i=0
+	while [ ! -s "$_pf" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	PROXY_PORT=$(cat "$_pf" 2>/dev/null)
+	SERVER_PIDS="${SERVER_PIDS:-} $PROXY_PID"
+	[ -n "$PROXY_PORT" ]
+}
+
+stop_servers() {
+	for _p in ${SERVER_PIDS:-}; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done
+	SERVER_PIDS=""
+}
+
+# A TCP port on 127.0.0.1 with nothing listening.
+closed_port() {
+	"${PYTHON3:-python3}" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}

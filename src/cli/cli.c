@@ -19,6 +19,7 @@
 static const pw_cmd *const commands[] = {
 	&pw_cmd_runtime,
 	&pw_cmd_exec,
+	&pw_cmd_venv,
 	&pw_cmd_history,
 	&pw_cmd_paths,
 	&pw_cmd_tui,

@@ -65,6 +65,7 @@ extern const pw_cmd pw_cmd_paths;
 extern const pw_cmd pw_cmd_tui;
 extern const pw_cmd pw_cmd_runtime;
 extern const pw_cmd pw_cmd_exec;
+extern const pw_cmd pw_cmd_venv;
 
 const pw_cmd *pw_cli_find(const char *name);
 size_t pw_cli_command_count(void);

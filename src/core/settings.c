@@ -22,12 +22,12 @@
 
 static const char *const known_keys[] = {
 	"box_root", "runtime_mirror", "ca_bundle", "index_url", "mirrors",
-	"proxy", "timeout", "mode", "python_idle_timeout", "python_max_workers",
+	"proxy", "proxy_ports", "timeout", "mode", "python_idle_timeout", "python_max_workers",
 };
 #define NKEYS (sizeof known_keys / sizeof known_keys[0])
 
 static const char known_keys_hint[] = N_("known keys: box_root, runtime_mirror, "
-	"ca_bundle, index_url, mirrors, proxy, timeout, mode, python_idle_timeout, "
+	"ca_bundle, index_url, mirrors, proxy, proxy_ports, timeout, mode, python_idle_timeout, "
 	"python_max_workers");
 
 struct entry {

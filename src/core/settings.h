@@ -3,7 +3,7 @@
  * must be known and every line well formed: a bad line is an error naming the
  * file and line, never silently ignored. A missing file is not an error.
  *
- * Known keys: box_root, runtime_mirror, ca_bundle, index_url, mirrors
+ * Known keys: box_root, runtime_mirror, ca_bundle, index_url, mirrors, proxy_ports (comma-separated),
  * (space-separated URLs), proxy, timeout (seconds), mode,
  * python_idle_timeout (seconds), python_max_workers.
  */

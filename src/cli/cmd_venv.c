@@ -1,0 +1,761 @@
+/* pyward venv discover|create|install|uninstall|remove: a workspace's environments. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "cli/render.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "pip.h"
+#include "runtime.h"
+#include "venv.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_BUDGET_S 120.0
+#define DISCOVER_BUDGET_S 60.0
+#define MAX_SPECS 256
+
+typedef struct venv_args {
+	pw_cli *cli;
+	const char *venv;
+	const char *python;
+	const char *index;
+	const char *proxy;
+	const char *seed;
+	bool upgrade;
+	int depth;
+	const char *requirements[16];
+	size_t req_count;
+	const char *editables[16];
+	size_t editable_count;
+} venv_args;
+
+enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE };
+
+static const struct option venv_longopts[] = {
+	{ "venv", required_argument, NULL, OPT_VENV },
+	{ "python", required_argument, NULL, OPT_PYTHON },
+	{ "index", required_argument, NULL, OPT_INDEX },
+	{ "proxy", required_argument, NULL, OPT_PROXY },
+	{ "upgrade", no_argument, NULL, OPT_UPGRADE },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "requirement", required_argument, NULL, 'r' },
+	{ "editable", required_argument, NULL, 'e' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int add_path(venv_args *a, const char **list, size_t *count, const char *arg)
+{
+	if (*count >= 16) {
+		pw_cli_usage_error(a->cli, _("at most 16 -r/-e options"));
+		return 2;
+	}
+	list[(*count)++] = arg;
+	return 0;
+}
+
+static int handle_option(int code, const char *arg, void *ud)
+{
+	venv_args *a = ud;
+	switch (code) {
+	case OPT_VENV: a->venv = arg; return 0;
+	case OPT_PYTHON: a->python = arg; return 0;
+	case OPT_INDEX: a->index = arg; return 0;
+	case OPT_PROXY: a->proxy = arg; return 0;
+	case OPT_UPGRADE: a->upgrade = true; return 0;
+	case OPT_SEED: a->seed = arg; return 0;
+	case 'r': return add_path(a, a->requirements, &a->req_count, arg);
+	case 'e': return add_path(a, a->editables, &a->editable_count, arg);
+	case OPT_DEPTH: {
+		char *end = NULL;
+		long d = strtol(arg, &end, 10);
+		if (!*arg || *end || d < 0 || d > 8) {
+			pw_cli_usage_error(a->cli, _("--depth needs a number from 0 to 8, not '%s'"), arg);
+			return 2;
+		}
+		a->depth = (int)d;
+		return 0;
+	}
+	}
+	return 2;
+}
+
+static int fail(pw_cli *cli, pw_err *e)
+{
+	int rc = pw_cli_report(cli, e);
+	pw_err_free(e);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static double budget(const pw_cli *cli, double dflt)
+{
+	return cli->timeout > 0 ? cli->timeout : dflt;
+}
+
+/* A bare name is a folder of the workspace; anything with a slash is a path. */
+static pw_err *resolve_venv(const pw_cli *cli, const char *v, char **out)
+{
+	if (strchr(v, '/'))
+		return pw_guard_resolve(cli->guard, v, out);
+	return pw_guard_join_name(cli->guard, cli->workspace, v, out);
+}
+
+/* Environment for every child: caches and temporary files stay in the workspace. */
+typedef struct child_env {
+	char *vars[16];
+	size_t n;
+} child_env;
+
+static void env_put(child_env *ce, const char *name, const char *value)
+{
+	if (value && ce->n < 15)
+		ce->vars[ce->n++] = xasprintf("%s=%s", name, value);
+}
+
+static pw_err *child_env_make(const pw_cli *cli, child_env *ce)
+{
+	char *cache = NULL, *tmp = NULL;
+	pw_err *e = pw_venv_workspace_state(cli->workspace, &cache, &tmp);
+	if (e)
+		return e;
+	memset(ce, 0, sizeof *ce);
+	env_put(ce, "PIP_CACHE_DIR", cache);
+	env_put(ce, "TMPDIR", tmp);
+	env_put(ce, "TMP", tmp);
+	env_put(ce, "TEMP", tmp);
+	env_put(ce, "PYTHONNOUSERSITE", "1");
+	env_put(ce, "PIP_DISABLE_PIP_VERSION_CHECK", "1");
+	/* pip's own configuration, passed on when the caller set it. */
+	static const char *const pass[] = { "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT",
+					    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE" };
+	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
+		env_put(ce, pass[i], getenv(pass[i]));
+	free(cache);
+	free(tmp);
+	return NULL;
+}
+
+static void child_env_clear(child_env *ce)
+{
+	for (size_t i = 0; i < ce->n; i++)
+		free(ce->vars[i]);
+	ce->n = 0;
+}
+
+static char *managed_python(const pw_cli *cli)
+{
+	char *py = NULL;
+	pw_err *e = pw_runtime_python(cli->box_root, &py);
+	pw_err_free(e);
+	return py;
+}
+
+/* ---------------------------------------------------------------- discover */
+
+static json_t *info_json(const pw_venv_info *v)
+{
+	return json_pack("{s:o,s:o,s:o,s:b,s:o,s:o,s:b}", "path", pw_render_json_str(v->path), "kind",
+			 pw_render_json_str(v->kind), "python", pw_render_json_str(v->python), "python_exists",
+			 v->python_exists, "version", pw_render_json_str(v->version), "base",
+			 pw_render_json_str(v->base), "has_pip", v->has_pip);
+}
+
+static void print_list(const pw_cli *cli, const pw_venv_list *l)
+{
+	for (size_t i = 0; i < l->root_count; i++)
+		printf(_("scanned %s\n"), l->roots[i]);
+	if (l->count == 0)
+		printf(_("no environments found (%zu folders looked at)\n"), l->dirs_visited);
+	for (size_t i = 0; i < l->count; i++) {
+		const pw_venv_info *v = &l->items[i];
+		printf("%-40s %-10s %-8s %s%s\n", v->path, v->kind, v->version ? v->version : "?",
+		       v->has_pip ? _("pip") : _("no pip"), v->python_exists ? "" : _(" (interpreter missing)"));
+	}
+	if (l->truncated && cli->verbosity >= 0)
+		printf(_("(the scan stopped early: pass --depth or a narrower DIR)\n"));
+}
+
+static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
+{
+	if (nops > 1) {
+		pw_cli_usage_error(cli, _("'venv discover' takes at most one DIR"));
+		return PW_EXIT_USAGE;
+	}
+	pw_venv_list l = { 0 };
+	char *start = NULL;
+	pw_err *e = nops ? pw_guard_resolve(cli->guard, ops[0], &start) : NULL;
+	if (!e)
+		e = pw_venv_discover(cli->guard, start, a->depth ? a->depth : 2, 256,
+				     pw_clock_deadline_after(budget(cli, DISCOVER_BUDGET_S)), &l);
+	free(start);
+	if (e)
+		return fail(cli, e);
+	if (cli->json) {
+		json_t *envs = json_array(), *roots = json_array();
+		for (size_t i = 0; i < l.count; i++)
+			json_array_append_new(envs, info_json(&l.items[i]));
+		for (size_t i = 0; i < l.root_count; i++)
+			json_array_append_new(roots, pw_render_json_str(l.roots[i]));
+		pw_render_json(stdout, json_pack("{s:i,s:o,s:o,s:I,s:b}", "schema", 1, "environments", envs, "roots",
+						 roots, "dirs_visited", (json_int_t)l.dirs_visited, "truncated",
+						 l.truncated));
+	} else {
+		print_list(cli, &l);
+	}
+	pw_venv_list_clear(&l);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- create */
+
+static pw_err *parse_seed(const char *s, pw_venv_seed *out)
+{
+	if (!s || strcmp(s, "fast") == 0)
+		*out = PW_SEED_FAST;
+	else if (strcmp(s, "pip") == 0)
+		*out = PW_SEED_PIP;
+	else if (strcmp(s, "none") == 0)
+		*out = PW_SEED_NONE;
+	else
+		return pw_err_new(PW_ERR_USAGE, NULL, _("--seed takes fast, pip or none, not '%s'"), s);
+	return NULL;
+}
+
+typedef struct created {
+	pw_venv_create_result r;
+	char *why;
+	char *path;
+} created;
+
+static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, const child_env *ce,
+			  pw_catalog *cat, created *c)
+{
+	pw_venv_seed seed = PW_SEED_FAST;
+	pw_err *e = parse_seed(a->seed, &seed);
+	char *managed = managed_python(cli), *base = NULL, *version = NULL;
+	int64_t op = 0;
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "venv.create", target, &op);
+	if (!e)
+		e = pw_venv_choose_base(a->python, managed, &base, &version, &c->why);
+	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->verbosity);
+	pw_venv_create_opts o = { .target = target, .base = base, .seed = seed,
+				  .env_add = (const char *const *)ce->vars,
+				  .deadline_ms = pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
+				  .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog) };
+	if (!e)
+		e = pw_venv_create(&o, &c->r);
+	pw_cli_op_end(cat, op, e);
+	c->path = xstrdup(target);
+	pw_cli_progress_free(&prog);
+	free(managed);
+	free(base);
+	free(version);
+	return e;
+}
+
+static void created_clear(created *c)
+{
+	pw_venv_create_result_clear(&c->r);
+	free(c->why);
+	free(c->path);
+}
+
+static void print_created(const pw_cli *cli, const created *c)
+{
+	if (cli->json) {
+		pw_render_json(stdout, json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b}", "schema", 1, "path", c->path, "existed",
+						 c->r.existed, "python", pw_render_json_str(c->r.python), "version",
+						 pw_render_json_str(c->r.version), "base", pw_render_json_str(c->why),
+						 "seeded_fast", c->r.seeded_fast));
+	} else if (c->r.existed) {
+		printf(_("%s is already an environment (Python %s): nothing to do\n"), c->path,
+		       c->r.version ? c->r.version : "?");
+	} else {
+		printf(_("created %s with Python %s\n  base: %s\n"), c->path, c->r.version ? c->r.version : "?",
+		       c->why ? c->why : "?");
+		if (c->r.seeded_fast)
+			printf(_("  pip: unpacked from %s\n"), c->r.pip_wheel ? c->r.pip_wheel : "?");
+	}
+}
+
+static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
+{
+	if (nops > 1) {
+		pw_cli_usage_error(cli, _("'venv create' takes at most one NAME or PATH"));
+		return PW_EXIT_USAGE;
+	}
+	char *target = NULL;
+	child_env ce = { 0 };
+	pw_catalog *cat = NULL;
+	created c = { 0 };
+	pw_err *e = pw_cli_require_write(cli, _("creating an environment"));
+	if (!e)
+		e = resolve_venv(cli, nops ? ops[0] : ".venv", &target);
+	if (!e)
+		e = child_env_make(cli, &ce);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = create_env(cli, a, target, &ce, cat, &c);
+	int rc = e ? fail(cli, e) : 0;
+	if (!rc)
+		print_created(cli, &c);
+	created_clear(&c);
+	pw_catalog_close(&cat);
+	child_env_clear(&ce);
+	free(target);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- specs */
+
+static bool is_remote(const char *s)
+{
+	static const char *const schemes[] = { "git+", "hg+", "svn+", "bzr+", "http:", "https:", "ftp:", "file:" };
+	if (strstr(s, "://"))
+		return true;
+	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
+		if (strncmp(s, schemes[i], strlen(schemes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The project name at the start of a spec ("Foo[x]>=1" -> "Foo"). */
+static char *spec_project(const char *spec)
+{
+	size_t n = 0;
+	while (spec[n] && (isalnum((unsigned char)spec[n]) || strchr("-_.", spec[n])))
+		n++;
+	return n ? xstrndup(spec, n) : NULL;
+}
+
+typedef struct spec_list {
+	char *items[MAX_SPECS];
+	size_t count;
+	char *project;
+} spec_list;
+
+static pw_err *spec_add(spec_list *l, char *s)
+{
+	if (l->count >= MAX_SPECS - 2) {
+		free(s);
+		return pw_err_new(PW_ERR_USAGE, NULL, _("too many package specs (at most %d)"), MAX_SPECS - 4);
+	}
+	l->items[l->count++] = s;
+	return NULL;
+}
+
+static void spec_list_clear(spec_list *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		free(l->items[i]);
+	free(l->project);
+	memset(l, 0, sizeof *l);
+}
+
+/* Editable installs only of local folders inside the allowed roots. */
+static pw_err *add_editable(const pw_cli *cli, spec_list *l, const char *path)
+{
+	if (is_remote(path))
+		return pw_err_new(PW_ERR_REFUSED, _("clone it into the workspace and pass the local folder"),
+				  _("editable installs of remote or VCS URLs are refused: %s"), path);
+	char *abs = NULL;
+	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
+	if (e)
+		return e;
+	pw_err *e2 = spec_add(l, xstrdup("-e"));
+	return e2 ? (free(abs), e2) : spec_add(l, abs);
+}
+
+static pw_err *add_spec(spec_list *l, const char *spec)
+{
+	if (spec[0] == '-')
+		return pw_err_new(PW_ERR_REFUSED, _("pass pip options through pyward's own flags (--index, --proxy, --upgrade, -r, -e)"),
+				  _("'%s' looks like an option, not a package spec"), spec);
+	if (!*spec || strchr(spec, '\n'))
+		return pw_err_new(PW_ERR_USAGE, NULL, _("an empty or multi-line package spec"));
+	if (!l->project)
+		l->project = spec_project(spec);
+	return spec_add(l, xstrdup(spec));
+}
+
+static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char **ops, spec_list *l)
+{
+	pw_err *e = NULL;
+	for (size_t i = 0; !e && i < a->req_count; i++) {
+		char *abs = NULL;
+		e = pw_guard_resolve(cli->guard, a->requirements[i], &abs);
+		if (!e && access(abs, R_OK) != 0)
+			e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), abs);
+		if (!e)
+			e = spec_add(l, xstrdup("-r"));
+		if (!e)
+			e = spec_add(l, abs);
+		else
+			free(abs);
+	}
+	for (size_t i = 0; !e && i < a->editable_count; i++)
+		e = add_editable(cli, l, a->editables[i]);
+	for (int i = 0; !e && i < nops; i++)
+		e = add_spec(l, ops[i]);
+	return e;
+}
+
+/* ---------------------------------------------------------------- mirrors and ports */
+
+static void split_list(const char *text, char ***out, size_t *count)
+{
+	char *copy = xstrdup(text), *save = NULL;
+	for (char *t = strtok_r(copy, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save)) {
+		*out = xrealloc(*out, (*count + 2) * sizeof **out);
+		(*out)[(*count)++] = xstrdup(t);
+		(*out)[*count] = NULL;
+	}
+	free(copy);
+}
+
+static char **load_mirrors(const pw_cli *cli)
+{
+	char **list = NULL;
+	size_t n = 0;
+	const char *env = getenv("PYWARD_MIRRORS");
+	const char *conf = pw_settings_get(cli->settings, "mirrors");
+	if (env && *env) {
+		split_list(env, &list, &n);
+	} else if (conf) {
+		split_list(conf, &list, &n);
+	} else {
+		char *path = pw_cli_data_file("mirrors.conf");
+		FILE *f = fopen(path, "r");
+		char line[1024];
+		while (f && fgets(line, sizeof line, f))
+			if (line[strspn(line, " \t")] != '#')
+				split_list(line, &list, &n);
+		if (f)
+			fclose(f);
+		free(path);
+	}
+	if (!list)
+		list = xcalloc(1, sizeof *list);
+	return list;
+}
+
+static void free_list(char **list)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+static size_t load_ports(const pw_cli *cli, int *ports, size_t cap)
+{
+	static const int defaults[] = { 7890, 7891, 10809, 10808, 8888 };
+	const char *text = getenv("PYWARD_PROXY_PORTS");
+	if (!text || !*text)
+		text = pw_settings_get(cli->settings, "proxy_ports");
+	if (!text) {
+		memcpy(ports, defaults, sizeof defaults);
+		return sizeof defaults / sizeof defaults[0];
+	}
+	size_t n = 0;
+	char **items = NULL;
+	size_t count = 0;
+	split_list(text, &items, &count);
+	for (size_t i = 0; i < count && n < cap; i++) {
+		long p = strtol(items[i], NULL, 10);
+		if (p > 0 && p < 65536)
+			ports[n++] = (int)p;
+	}
+	free_list(items);
+	return n;
+}
+
+/* ---------------------------------------------------------------- install, uninstall */
+
+static void print_line(void *ud, pw_stream s, const char *line, size_t len)
+{
+	const pw_cli *cli = ud;
+	if (cli->json || cli->verbosity < 1)
+		return;
+	(void)s;
+	fprintf(stderr, "  | %.*s\n", (int)len, line);
+}
+
+static json_t *attempts_json(const pw_pip_result *res)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < res->count; i++) {
+		const pw_pip_attempt *a = &res->attempts[i];
+		json_array_append_new(arr, json_pack("{s:o,s:o,s:s,s:i,s:s,s:o,s:I,s:o,s:o}", "index",
+						     pw_render_json_str(a->index), "proxy", pw_render_json_str(a->proxy),
+						     "argv", a->argv, "exit_code", a->exit_code, "class",
+						     a->stopped ? "stopped" : pw_pipclass_name(a->klass), "reason",
+						     pw_render_json_str(a->reason), "duration_ms", (json_int_t)a->duration_ms,
+						     "probe", pw_render_json_str(a->probe), "output_tail",
+						     pw_render_json_str(a->output_tail)));
+	}
+	return arr;
+}
+
+static void print_attempts(const pw_pip_result *res)
+{
+	for (size_t i = 0; i < res->count; i++) {
+		const pw_pip_attempt *a = &res->attempts[i];
+		char dur[16];
+		pw_render_duration(a->duration_ms, dur, sizeof dur);
+		fprintf(stderr, _("attempt %zu: %s%s%s -> %s (exit %d, %s)\n"), i + 1,
+			a->index ? a->index : _("default index"), a->proxy ? _(" via ") : "", a->proxy ? a->proxy : "",
+			a->stopped ? _("stopped") : pw_pipclass_name(a->klass), a->exit_code, dur);
+	}
+}
+
+typedef struct pip_job {
+	const char *kind;   /* "venv.install" / "venv.uninstall" */
+	const char *verb;   /* "install" / "uninstall" */
+	bool chain;
+} pip_job;
+
+static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, const char *venv,
+		       const spec_list *specs, const child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+{
+	char *python = xasprintf("%s/bin/python", venv);
+	const char *args[MAX_SPECS + 4];
+	size_t k = 0;
+	args[k++] = job->verb;
+	if (!job->chain)
+		args[k++] = "-y";
+	if (a->upgrade && job->chain)
+		args[k++] = "--upgrade";
+	for (size_t i = 0; i < specs->count; i++)
+		args[k++] = specs->items[i];
+	args[k] = NULL;
+	char **mirrors = load_mirrors(cli);
+	int ports[32];
+	size_t nports = load_ports(cli, ports, 32);
+	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->json ? -1 : cli->verbosity);
+	pw_pip_request rq = {
+		.python = python, .pip_args = args, .chain = job->chain,
+		.index = a->index ? a->index : pw_settings_get(cli->settings, "index_url"),
+		.proxy = a->proxy ? a->proxy : pw_settings_get(cli->settings, "proxy"),
+		.mirrors = (const char *const *)mirrors, .proxy_ports = ports, .proxy_port_count = nports,
+		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = cli->workspace,
+		.env_add = (const char *const *)ce->vars,
+		.deadline_ms = pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
+		.cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog),
+		.on_line = print_line, .line_ud = cli, .catalog = cat, .operation_id = op,
+	};
+	pw_err *e = pw_pip_run(&rq, res);
+	pw_cli_progress_free(&prog);
+	free_list(mirrors);
+	free(python);
+	return e;
+}
+
+static bool venv_has_pip(const char *venv)
+{
+	pw_venv_info info;
+	pw_err *e = pw_venv_inspect(venv, &info);
+	bool has = !e && info.has_pip;
+	if (!e)
+		pw_venv_info_clear(&info);
+	pw_err_free(e);
+	return has;
+}
+
+/* The install target: --venv, else the one environment found, else a new .venv. */
+static pw_err *choose_target(pw_cli *cli, const venv_args *a, const child_env *ce, pw_catalog *cat, char **out,
+			     bool create_ok)
+{
+	if (a->venv)
+		return resolve_venv(cli, a->venv, out);
+	pw_venv_list l = { 0 };
+	pw_err *e = pw_venv_discover(cli->guard, cli->workspace, 2, 256, pw_clock_deadline_after(DISCOVER_BUDGET_S), &l);
+	size_t n = e ? 0 : l.count;
+	if (!e && n == 1)
+		*out = xstrdup(l.items[0].path);
+	else if (!e && n > 1)
+		e = pw_err_new(PW_ERR_USAGE, _("pick one with --venv NAME|PATH ('pyward venv discover' lists them)"),
+			       _("%zu environments found in the workspace"), n);
+	else if (!e && !create_ok)
+		e = pw_err_new(PW_ERR_NOTFOUND, _("pass --venv NAME|PATH"), _("no environment found in the workspace"));
+	pw_venv_list_clear(&l);
+	if (e || n == 1)
+		return e;
+	created c = { 0 };
+	char *target = xasprintf("%s/.venv", cli->workspace);
+	if (cli->verbosity >= 0 && !cli->json)
+		fprintf(stderr, _("pyward: no environment in the workspace: creating %s\n"), target);
+	e = create_env(cli, a, target, ce, cat, &c);
+	created_clear(&c);
+	if (e)
+		free(target);
+	else
+		*out = target;
+	return e;
+}
+
+static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_result *res, pw_err *e)
+{
+	if (cli->json) {
+		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:s,s:o,s:o}", "schema", 1, "operation", (json_int_t)op,
+						 "outcome", e ? (pw_err_code(e) == PW_ERR_TIMEOUT ? "timed-out" : "failed") : "ok",
+						 "venv", venv, "attempts", attempts_json(res), "stop_reason",
+						 e ? pw_render_json_str(pw_err_message(e)) : json_null()));
+	} else if (cli->verbosity >= 0) {
+		print_attempts(res);
+	}
+	if (!e) {
+		if (!cli->json && cli->verbosity >= 0)
+			printf(_("done in %s (operation %lld; 'pyward history show %lld' has the details)\n"), venv,
+			       (long long)op, (long long)op);
+		return 0;
+	}
+	int rc = pw_err_exit_status(e);
+	fprintf(stderr, _("pyward: error: %s\n"), pw_err_message(e));
+	if (pw_err_hint(e))
+		fprintf(stderr, _("pyward: hint: %s\n"), pw_err_hint(e));
+	pw_err_free(e);
+	return rc;
+}
+
+static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
+{
+	char *venv = NULL;
+	child_env ce = { 0 };
+	pw_catalog *cat = NULL;
+	spec_list specs = { 0 };
+	pw_pip_result res = { 0 };
+	int64_t op = 0;
+	int lock = -1;
+	pw_err *e = pw_cli_require_write(cli, job->chain ? _("installing packages") : _("uninstalling packages"));
+	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
+		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
+	if (!e)
+		e = build_specs(cli, a, nops, ops, &specs);
+	if (!e)
+		e = child_env_make(cli, &ce);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = choose_target(cli, a, &ce, cat, &venv, job->chain);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, job->kind, venv, &op);
+	if (!e)
+		e = pw_venv_lock(cli->workspace, venv, cli->cmdline, pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
+				 pw_cli_interrupt_token(), NULL, &lock);
+	if (!e && job->chain && !venv_has_pip(venv)) {
+		if (!cli->json && cli->verbosity >= 0)
+			fprintf(stderr, _("pyward: %s has no pip: repairing it offline (ensurepip)\n"), venv);
+		e = pw_venv_repair_pip(venv, (const char *const *)ce.vars,
+				       pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
+	}
+	int rc;
+	if (e && !op) {
+		rc = fail(cli, e);
+	} else {
+		if (!e)
+			e = run_pip(cli, a, job, venv, &specs, &ce, cat, op, &res);
+		pw_cli_op_end(cat, op, e);
+		rc = report_pip(cli, op, venv, &res, e);
+	}
+	pw_venv_unlock(&lock);
+	pw_pip_result_clear(&res);
+	spec_list_clear(&specs);
+	pw_catalog_close(&cat);
+	child_env_clear(&ce);
+	free(venv);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- remove */
+
+static int run_remove(pw_cli *cli, int nops, char **ops)
+{
+	if (nops != 1) {
+		pw_cli_usage_error(cli, _("'venv remove' takes one NAME or PATH"));
+		return PW_EXIT_USAGE;
+	}
+	char *target = NULL;
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	pw_err *e = pw_cli_require_write(cli, _("removing an environment"));
+	if (!e)
+		e = strchr(ops[0], '/') ? NULL : pw_guard_check_name(ops[0]);
+	/* Not resolved here: remove checks the given path itself for a symlink. */
+	if (!e)
+		target = strchr(ops[0], '/') ? xstrdup(ops[0]) : xasprintf("%s/%s", cli->workspace, ops[0]);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "venv.remove", target, &op);
+	if (!e)
+		e = pw_venv_remove(cli->guard, target);
+	pw_cli_op_end(cat, op, e);
+	int rc = e ? fail(cli, e) : 0;
+	if (!e && cli->json)
+		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "removed", target));
+	else if (!e)
+		printf(_("removed %s\n"), target);
+	pw_catalog_close(&cat);
+	free(target);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static int run_venv(pw_cli *cli, int argc, char **argv)
+{
+	venv_args a = { .cli = cli };
+	int first = pw_cli_parse_command(cli, &pw_cmd_venv, argc, argv, "r:e:", venv_longopts, handle_option, &a);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first >= argc) {
+		pw_cli_usage_error(cli, _("'venv' needs a subcommand: discover, create, install, uninstall or remove"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return fail(cli, e);
+	const char *sub = argv[first];
+	int nops = argc - first - 1;
+	char **ops = argv + first + 1;
+	static const pip_job install = { "venv.install", "install", true };
+	static const pip_job uninstall = { "venv.uninstall", "uninstall", false };
+	if (strcmp(sub, "discover") == 0)
+		return run_discover(cli, &a, nops, ops);
+	if (strcmp(sub, "create") == 0)
+		return run_create(cli, &a, nops, ops);
+	if (strcmp(sub, "install") == 0)
+		return run_pip_command(cli, &a, nops, ops, &install);
+	if (strcmp(sub, "uninstall") == 0)
+		return run_pip_command(cli, &a, nops, ops, &uninstall);
+	if (strcmp(sub, "remove") == 0)
+		return run_remove(cli, nops, ops);
+	pw_cli_usage_error(cli, _("unknown venv subcommand '%s'"), sub);
+	return PW_EXIT_USAGE;
+}
+
+const pw_cmd pw_cmd_venv = {
+	.name = "venv",
+	.summary = N_("discover, create, install into, uninstall from and remove environments"),
+	.usage = N_("discover [DIR] [--depth N]\n"
+		    "       pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
+		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [-r FILE] [-e PATH] SPEC...\n"
+		    "       pyward venv uninstall [--venv V] NAME...\n"
+		    "       pyward venv remove NAME|PATH"),
+	.run = run_venv,
+};

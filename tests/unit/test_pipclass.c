@@ -1,0 +1,912 @@
+/*
+ * pipclass tests. The classifier is checked against real pip output: every
+ * file in tests/fixtures/pip-output/ (made by capture.sh there, from several
+ * pip versions) is classified and compared with the class its case name
+ * calls for. Synthetic texts then pin the order of evidence. The index probe
+ * runs against loopback servers of our own (indexd.py in several fault
+ * modes, proxyd.py), started without a shell and stopped by PID.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "pipclass.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define PORT_WAIT_MS 8000
+#define STOP_GRACE_MS 2000
+#define MIN_PIP_VERSIONS 2 /* the captured files must come from at least this many pips */
+
+/* ---------------------------------------------------------------- helpers */
+
+static void textf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void textf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= n)
+		abort(); /* a path or URL that does not fit is a broken test, not a result */
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* tests/fixtures/NAME, found through $TOP_SRCDIR (the harness sets it). */
+static void fixture_path(char *buf, size_t n, const char *name)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	const char *me = __FILE__;
+	const char *slash = strrchr(me, '/');
+	if (top && *top)
+		textf(buf, n, "%s/tests/fixtures/%s", top, name);
+	else if (slash)
+		textf(buf, n, "%.*s/../fixtures/%s", (int)(slash - me), me, name);
+	else
+		textf(buf, n, "../fixtures/%s", name);
+}
+
+/* The whole file, NUL-terminated; NULL when it cannot be read. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *s = malloc(cap);
+	for (size_t got; s && (got = fread(s + len, 1, cap - len - 1, f)) > 0;) {
+		len += got;
+		if (cap - len - 1 == 0) {
+			char *t = realloc(s, cap * 2);
+			if (!t) {
+				free(s);
+				s = NULL;
+				break;
+			}
+			s = t;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (s)
+		s[len] = '\0';
+	return s;
+}
+
+static void assert_has(const char *text, const char *part)
+{
+	if (!text || !strstr(text, part))
+		fail_msg("\"%s\" lacks \"%s\"", text ? text : "(null)", part);
+}
+
+static void assert_class(pw_pip_class got, pw_pip_class want, const char *what)
+{
+	if (got != want)
+		fail_msg("%s: expected %s, got %s", what, pw_pipclass_name(want), pw_pipclass_name(got));
+}
+
+/* ---------------------------------------------------------------- servers */
+
+enum { SV_OK, SV_TLS, SV_500, SV_EMPTY, SV_STALL, SV_DROP, SV_PROXY, SV_COUNT };
+
+typedef struct server {
+	const char *name;
+	const char *mode; /* indexd.py --mode; NULL for the proxy */
+	bool tls;
+	pid_t pid;
+	int port;
+	char portfile[PATH_MAX];
+	char log[PATH_MAX];
+} server;
+
+static struct fixture {
+	char dir[PATH_MAX];
+	char tls[PATH_MAX];
+	char wheels[PATH_MAX];
+	char ca[PATH_MAX];
+	char other_ca[PATH_MAX];
+	server sv[SV_COUNT];
+	bool no_python;
+} fx = {
+	.sv = {
+		[SV_OK] = { .name = "ok", .mode = "ok" },
+		[SV_TLS] = { .name = "tls", .mode = "ok", .tls = true },
+		[SV_500] = { .name = "s500", .mode = "status500" },
+		[SV_EMPTY] = { .name = "empty", .mode = "empty" },
+		[SV_STALL] = { .name = "stall", .mode = "stall" },
+		[SV_DROP] = { .name = "drop", .mode = "drop", .tls = true },
+		[SV_PROXY] = { .name = "proxy" },
+	},
+};
+
+static const char *const proxy_vars[] = {
+	"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", NULL,
+};
+
+static const char *python(void)
+{
+	const char *py = getenv("PYTHON3");
+	return py && *py ? py : "python3";
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Run argv to completion, no shell; its exit status (127: cannot run it). */
+static int run(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return wait_child(pid);
+}
+
+static void server_exec(const server *s)
+{
+	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	const char *py = python();
+	textf(cert, sizeof cert, "%s/server.pem", fx.tls);
+	textf(key, sizeof key, "%s/server.key", fx.tls);
+	int null = open("/dev/null", O_RDONLY);
+	if (null >= 0)
+		dup2(null, 0);
+	if (!s->mode) {
+		fixture_path(script, sizeof script, "proxyd.py");
+		execlp(py, py, script, "--port-file", s->portfile, "--log", s->log, "--idle-exit", "60",
+		       (char *)NULL);
+	} else if (s->tls) {
+		fixture_path(script, sizeof script, "indexd.py");
+		execlp(py, py, script, "--wheels", fx.wheels, "--port-file", s->portfile, "--log", s->log,
+		       "--mode", s->mode, "--idle-exit", "60", "--cert", cert, "--key", key, (char *)NULL);
+	} else {
+		fixture_path(script, sizeof script, "indexd.py");
+		execlp(py, py, script, "--wheels", fx.wheels, "--port-file", s->portfile, "--log", s->log,
+		       "--mode", s->mode, "--idle-exit", "60", (char *)NULL);
+	}
+	_exit(127);
+}
+
+static int spawn(server *s)
+{
+	pid_t parent = getpid();
+	textf(s->portfile, sizeof s->portfile, "%s/%s.port", fx.dir, s->name);
+	textf(s->log, sizeof s->log, "%s/%s.log", fx.dir, s->name);
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+#ifdef __linux__
+		/* If the test dies, its servers go too. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+#endif
+		server_exec(s);
+	}
+	(void)parent;
+	return 0;
+}
+
+static int read_port(const server *s)
+{
+	FILE *f = fopen(s->portfile, "r");
+	int port = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &port) != 1)
+		port = 0;
+	fclose(f);
+	return port;
+}
+
+/* All servers start at once (each is a Python start-up); then wait for every
+ * port. 0: all up; 1: no Python to run them; -1: one failed or was slow. */
+static int wait_ports(void)
+{
+	for (long long end = now_ms() + PORT_WAIT_MS; now_ms() < end; sleep_ms(20)) {
+		int up = 0;
+		for (int i = 0; i < SV_COUNT; i++) {
+			server *s = &fx.sv[i];
+			int status;
+			if (s->port > 0 || (s->port = read_port(s)) > 0) {
+				up++;
+				continue;
+			}
+			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+				s->pid = 0;
+				return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 1 : -1;
+			}
+		}
+		if (up == SV_COUNT)
+			return 0;
+	}
+	return -1;
+}
+
+/* SIGTERM to exactly our child, SIGKILL after a grace period; always reaped. */
+static void stop_server(server *s)
+{
+	if (s->pid <= 0)
+		return;
+	kill(s->pid, SIGTERM);
+	for (int waited = 0; waited < STOP_GRACE_MS; waited += 20) {
+		if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+			s->pid = 0;
+			return;
+		}
+		sleep_ms(20);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	s->pid = 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < SV_COUNT; i++)
+		stop_server(&fx.sv[i]);
+	if (fx.dir[0])
+		nftw(fx.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static int make_material(void)
+{
+	char sh[] = "/bin/sh", py[PATH_MAX], ca_sh[PATH_MAX], wheels_py[PATH_MAX];
+	textf(py, sizeof py, "%s", python());
+	fixture_path(ca_sh, sizeof ca_sh, "make_ca.sh");
+	fixture_path(wheels_py, sizeof wheels_py, "make_wheels.py");
+	char *ca_argv[] = { sh, ca_sh, fx.tls, NULL };
+	char *wh_argv[] = { py, wheels_py, fx.dir, NULL };
+	if (run(ca_argv) != 0)
+		return -1;
+	int rc = run(wh_argv);
+	return rc == 0 ? 0 : rc == 127 ? 1 : -1;
+}
+
+static int setup_dirs(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	textf(fx.dir, sizeof fx.dir, "%s/pw-pipclass-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(fx.dir)) {
+		fx.dir[0] = '\0';
+		return -1;
+	}
+	textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
+	textf(fx.wheels, sizeof fx.wheels, "%s/wheels", fx.dir);
+	textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
+	textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	/* The machine's proxy settings must not reach the probe tests (one test
+	 * sets them on purpose, to show they are ignored). */
+	for (const char *const *v = proxy_vars; *v; v++)
+		unsetenv(*v);
+	int rc = setup_dirs() ? -1 : make_material();
+	for (int i = 0; rc == 0 && i < SV_COUNT; i++)
+		rc = spawn(&fx.sv[i]);
+	if (rc == 0)
+		rc = wait_ports();
+	if (rc == 1) {
+		fprintf(stderr, "# no %s to run the fixture servers: the probe tests are skipped\n", python());
+		fx.no_python = true;
+		return 0;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "# the fixture servers did not start within %d ms\n", PORT_WAIT_MS);
+		group_teardown(state);
+	}
+	return rc;
+}
+
+static void need_servers(void)
+{
+	if (fx.no_python)
+		skip();
+}
+
+/* A TCP port on 127.0.0.1 with nothing listening (bound, then released). */
+static int dead_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(s >= 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+	close(s);
+	return ntohs(a.sin_port);
+}
+
+static void index_url(char *buf, size_t n, int sv, const char *path)
+{
+	const server *s = &fx.sv[sv];
+	textf(buf, n, "%s://%s:%d%s", s->tls ? "https" : "http", s->tls ? "localhost" : "127.0.0.1", s->port,
+	      path);
+}
+
+static void assert_logged(int sv, const char *line)
+{
+	char *log = slurp(fx.sv[sv].log);
+	if (!log || !strstr(log, line))
+		fail_msg("%s.log lacks \"%s\":\n%s", fx.sv[sv].name, line, log ? log : "(unreadable)");
+	free(log);
+}
+
+static void assert_not_logged(int sv, const char *line)
+{
+	char *log = slurp(fx.sv[sv].log);
+	if (log && strstr(log, line))
+		fail_msg("%s.log has \"%s\":\n%s", fx.sv[sv].name, line, log);
+	free(log);
+}
+
+/* Probe and check the class; the detail must say part. */
+static void expect_probe(const char *url, const char *project, const char *proxy, const char *ca,
+			 int timeout_s, pw_pip_class want, const char *part)
+{
+	char *detail = NULL;
+	pw_pip_class c = pw_pipclass_probe_index(url, project, proxy, ca, timeout_s, &detail);
+	if (c != want)
+		fail_msg("probe of %s for %s: expected %s, got %s (%s)", url, project, pw_pipclass_name(want),
+			 pw_pipclass_name(c), detail ? detail : "no detail");
+	assert_non_null(detail);
+	assert_has(detail, part);
+	free(detail);
+}
+
+/* ---------------------------------------------------------------- names */
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pw_pipclass_name(PW_PIP_OK), "ok");
+	assert_string_equal(pw_pipclass_name(PW_PIP_NETWORK), "network");
+	assert_string_equal(pw_pipclass_name(PW_PIP_NOT_NETWORK), "not-network");
+	assert_string_equal(pw_pipclass_name(PW_PIP_AMBIGUOUS), "ambiguous");
+	assert_string_equal(pw_pipclass_name((pw_pip_class)42), "ambiguous");
+}
+
+static void test_normalize(void **state)
+{
+	(void)state;
+	static const char *const table[][2] = {
+		{ "Foo__Bar.baz", "foo-bar-baz" },
+		{ "pwtest_alpha", "pwtest-alpha" },
+		{ "PWTest-Alpha", "pwtest-alpha" },
+		{ "a..b__c--d", "a-b-c-d" },
+		{ "A-_.-B", "a-b" },
+		{ "already-normal", "already-normal" },
+		{ "zope.interface", "zope-interface" },
+		{ "x.", "x-" },
+		{ "_lead", "-lead" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		char *got = pw_pipclass_normalize(table[i][0]);
+		if (strcmp(got, table[i][1]) != 0)
+			fail_msg("normalize(\"%s\"): expected \"%s\", got \"%s\"", table[i][0], table[i][1], got);
+		free(got);
+	}
+	assert_null(pw_pipclass_normalize(NULL));
+}
+
+/* ---------------------------------------------------------------- captured pip output */
+
+typedef struct expectation {
+	const char *name;   /* a case (any pip version), or one exact file, e.g. "18.1-status500" */
+	pw_pip_class cls;
+	const char *reason; /* part of the reason given */
+} expectation;
+
+/* Exact files first: they override their case. */
+static const expectation expected[] = {
+	/* pip 18 still says "too many 500 error responses" where later pips
+	 * say nothing but "from versions: none". */
+	{ "18.1-status500", PW_PIP_NETWORK, "5xx" },
+	{ "18.1-status503", PW_PIP_NETWORK, "5xx" },
+
+	{ "ok", PW_PIP_OK, "status 0" },
+	{ "ok-nocache", PW_PIP_OK, "status 0" },
+	{ "proxy-ok", PW_PIP_OK, "status 0" },
+	{ "refused", PW_PIP_NETWORK, "connection refused" },
+	{ "refused-nocache", PW_PIP_NETWORK, "connection refused" },
+	{ "reset", PW_PIP_NETWORK, "reset" },
+	{ "stall", PW_PIP_NETWORK, "ReadTimeoutError" },
+	{ "dns", PW_PIP_NETWORK, "DNS" },
+	{ "dns-https", PW_PIP_NETWORK, "DNS" },
+	{ "tls-eof", PW_PIP_NETWORK, "EOF" },
+	{ "proxy-refused", PW_PIP_NETWORK, "ProxyError" },
+	{ "proxy-403", PW_PIP_NETWORK, "ProxyError" },
+	{ "files500", PW_PIP_NETWORK, "5xx" },
+	{ "files502", PW_PIP_NETWORK, "5xx" },
+	{ "status500", PW_PIP_AMBIGUOUS, "listed no versions" },
+	{ "status503", PW_PIP_AMBIGUOUS, "listed no versions" },
+	{ "empty", PW_PIP_AMBIGUOUS, "listed no versions" },
+	{ "unknown", PW_PIP_AMBIGUOUS, "listed no versions" },
+	{ "nomatch", PW_PIP_NOT_NETWORK, "listed versions" },
+	{ "conflict", PW_PIP_NOT_NETWORK, "conflict" },
+	{ "invalid", PW_PIP_NOT_NETWORK, "Invalid requirement" },
+	{ "insecure-host", PW_PIP_NOT_NETWORK, "trusted-host" },
+	{ "tls-untrusted", PW_PIP_NOT_NETWORK, "CERTIFICATE_VERIFY_FAILED" },
+};
+#define N_EXPECTED (sizeof expected / sizeof expected[0])
+
+/* "23.0.1-tls-eof.txt": stem "23.0.1-tls-eof", case "tls-eof". */
+static const expectation *expectation_for(const char *stem, size_t *index)
+{
+	const char *dash = strchr(stem, '-');
+	for (size_t i = 0; i < N_EXPECTED; i++) {
+		if (strcmp(expected[i].name, stem) == 0 || (dash && strcmp(expected[i].name, dash + 1) == 0)) {
+			*index = i;
+			return &expected[i];
+		}
+	}
+	return NULL;
+}
+
+/* Classify one file; false (with a message printed) when it disagrees. */
+static bool check_capture(const char *dir, const char *file, bool seen[N_EXPECTED])
+{
+	char path[PATH_MAX], stem[NAME_MAX + 1];
+	textf(path, sizeof path, "%s/%s", dir, file);
+	textf(stem, sizeof stem, "%.*s", (int)(strlen(file) - 4), file);
+	size_t idx = 0;
+	const expectation *want = expectation_for(stem, &idx);
+	char *text = slurp(path);
+	int exit_code = -1;
+	bool ok = false;
+	if (!want)
+		print_message("# %s: no expected class for this case: add it to the table\n", file);
+	else if (!text || sscanf(text, "# exit=%d", &exit_code) != 1)
+		print_message("# %s: does not start with \"# exit=N\"\n", file);
+	else {
+		const char *out = strchr(text, '\n');
+		const char *reason = NULL;
+		pw_pip_class got = pw_pipclass_classify(exit_code, out ? out + 1 : "", &reason);
+		ok = got == want->cls && reason && strstr(reason, want->reason);
+		if (!ok)
+			print_message("# %s: expected %s (\"%s\"), got %s (\"%s\")\n", file,
+				      pw_pipclass_name(want->cls), want->reason, pw_pipclass_name(got),
+				      reason ? reason : "(no reason)");
+		seen[idx] = true;
+	}
+	free(text);
+	return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.txt names in dir, sorted; *n of them. */
+static char **list_captures(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	*n = 0;
+	if (!d)
+		return NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
+			continue;
+		char **more = realloc(names, (*n + 1) * sizeof *names);
+		assert_non_null(more);
+		names = more;
+		names[(*n)++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof *names, cmp_str);
+	return names;
+}
+
+/* Distinct pip versions among the files (the part before the first '-'). */
+static size_t count_versions(char **names, size_t n)
+{
+	size_t versions = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t v = strcspn(names[i], "-");
+		if (i == 0 || strncmp(names[i], names[i - 1], v) != 0 || names[i - 1][v] != '-')
+			versions++;
+	}
+	return versions;
+}
+
+static void test_captured_pip_output(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	fixture_path(dir, sizeof dir, "pip-output");
+	size_t n = 0, bad = 0;
+	char **names = list_captures(dir, &n);
+	bool seen[N_EXPECTED] = { false };
+	if (n == 0)
+		fail_msg("no captured pip output in %s (run capture.sh there)", dir);
+	for (size_t i = 0; i < n; i++) {
+		if (!check_capture(dir, names[i], seen))
+			bad++;
+	}
+	size_t versions = count_versions(names, n);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	print_message("# %zu captured outputs from %zu pip versions classified\n", n, versions);
+	if (bad)
+		fail_msg("%zu of %zu captured outputs were misclassified (listed above)", bad, n);
+	assert_true(versions >= MIN_PIP_VERSIONS);
+	/* Every case in the table has evidence behind it. */
+	for (size_t i = 0; i < N_EXPECTED; i++)
+		if (!seen[i])
+			fail_msg("no captured file for \"%s\"", expected[i].name);
+}
+
+/* ---------------------------------------------------------------- synthetic output */
+
+static void expect_class(int exit_code, const char *out, pw_pip_class want, const char *reason_part)
+{
+	const char *reason = NULL;
+	pw_pip_class got = pw_pipclass_classify(exit_code, out, &reason);
+	if (got != want)
+		fail_msg("expected %s, got %s (\"%s\") for:\n%s", pw_pipclass_name(want), pw_pipclass_name(got),
+			 reason ? reason : "", out ? out : "(null)");
+	assert_non_null(reason);
+	if (reason_part)
+		assert_has(reason, reason_part);
+}
+
+#define RETRYING "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) " \
+		 "after connection broken by "
+#define NOMATCH_LISTED "ERROR: Could not find a version that satisfies the requirement x==9 " \
+		       "(from versions: 1.0, 1.1)\nERROR: No matching distribution found for x==9\n"
+#define NOMATCH_NONE "ERROR: Could not find a version that satisfies the requirement x " \
+		     "(from versions: none)\nERROR: No matching distribution found for x\n"
+
+static void test_network_beats_no_match(void **state)
+{
+	(void)state;
+	/* Versions listed would make it a definite no-match, but a reset came first. */
+	expect_class(1,
+		     RETRYING "'ProtocolError('Connection aborted.', ConnectionResetError(104, "
+			      "'Connection reset by peer'))': /simple/x/\n" NOMATCH_LISTED,
+		     PW_PIP_NETWORK, "reset");
+	expect_class(1, RETRYING "'NewConnectionError('<x>: Failed to establish a new connection: "
+				 "[Errno -3] Temporary failure in name resolution')'\n" NOMATCH_NONE,
+		     PW_PIP_NETWORK, "DNS");
+	/* The banner alone, its cause unnamed, is still network evidence. */
+	expect_class(1, RETRYING "'SomethingNew()': /simple/x/\n" NOMATCH_LISTED, PW_PIP_NETWORK, "Retrying");
+	expect_class(1, "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool("
+			"host='h', port=443): Max retries exceeded with url: /x.whl (Caused by "
+			"ConnectTimeoutError(<x>, 'Connection to h timed out. (connect timeout=3)'))\n",
+		     PW_PIP_NETWORK, "ConnectTimeoutError");
+	/* The proxy is named even though its failure was a refused connection. */
+	expect_class(1, RETRYING "'ProxyError('Cannot connect to proxy.', NewConnectionError('<x>: "
+				 "Failed to establish a new connection: [Errno 111] Connection refused'))'\n",
+		     PW_PIP_NETWORK, "ProxyError");
+}
+
+static void test_certificate_beats_retrying(void **state)
+{
+	(void)state;
+	expect_class(1,
+		     RETRYING "'SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
+			      "certificate verify failed: self-signed certificate (_ssl.c:1006)'))': /simple/x/\n"
+			      "Could not fetch URL https://h/simple/x/: There was a problem confirming the ssl "
+			      "certificate: ... - skipping\n" NOMATCH_NONE,
+		     PW_PIP_NOT_NETWORK, "CERTIFICATE_VERIFY_FAILED");
+	/* Spelled the way older OpenSSL builds and Pythons do. */
+	expect_class(1, RETRYING "'SSLError(SSLError(1, '[SSL] certificate verify failed (_ssl.c:852)'),)'\n",
+		     PW_PIP_NOT_NETWORK, "certificate");
+	expect_class(1, "CertificateError: hostname 'a' doesn't match 'b'\n", PW_PIP_NOT_NETWORK, "host");
+}
+
+static void test_bare_sslerror(void **state)
+{
+	(void)state;
+	const char *reason = NULL;
+	/* "SSLError" and pip's "problem confirming the ssl certificate" are
+	 * said for every TLS failure, an EOF included: neither is a verdict. */
+	const char *bare = "Could not fetch URL https://h/simple/x/: There was a problem confirming the ssl "
+			   "certificate: HTTPSConnectionPool(host='h', port=443): (Caused by SSLError("
+			   "SSLError(1, '[SSL: WRONG_VERSION_NUMBER] wrong version number'))) - skipping\n" NOMATCH_NONE;
+	pw_pip_class c = pw_pipclass_classify(1, bare, &reason);
+	assert_int_not_equal(c, PW_PIP_NOT_NETWORK);
+	assert_class(c, PW_PIP_AMBIGUOUS, "bare SSLError");
+	expect_class(1, "SSLError\n", PW_PIP_AMBIGUOUS, NULL);
+	/* With an EOF marker it is the handshake that failed: network. */
+	expect_class(1, "Caused by SSLError(SSLEOFError(8, 'EOF occurred in violation of protocol'))\n",
+		     PW_PIP_NETWORK, "EOF");
+}
+
+static void test_exit_status(void **state)
+{
+	(void)state;
+	/* Exit 0 wins over anything pip printed on the way. */
+	expect_class(0, RETRYING "'NewConnectionError(... Connection refused)'\nSuccessfully installed x-1.0\n",
+		     PW_PIP_OK, "0");
+	expect_class(0, "", PW_PIP_OK, NULL);
+	expect_class(0, NULL, PW_PIP_OK, NULL);
+	/* A failure with nothing to go on. */
+	expect_class(1, "", PW_PIP_AMBIGUOUS, NULL);
+	expect_class(1, NULL, PW_PIP_AMBIGUOUS, NULL);
+	expect_class(2, "something pip has never said\n", PW_PIP_AMBIGUOUS, NULL);
+	expect_class(-1, "", PW_PIP_AMBIGUOUS, NULL);
+	assert_int_equal(pw_pipclass_classify(1, NOMATCH_LISTED, NULL), PW_PIP_NOT_NETWORK);
+}
+
+static void test_no_match_versions(void **state)
+{
+	(void)state;
+	expect_class(1, NOMATCH_LISTED, PW_PIP_NOT_NETWORK, "listed versions");
+	expect_class(1, NOMATCH_NONE, PW_PIP_AMBIGUOUS, "listed no versions");
+	/* pip 18 writes an empty list rather than "none". */
+	expect_class(1, "  Could not find a version that satisfies the requirement x (from versions: )\n"
+			"No matching distribution found for x\n",
+		     PW_PIP_AMBIGUOUS, NULL);
+	/* One requirement found nothing, another found versions: the index works. */
+	expect_class(1, "(from versions: none)\n(from versions: 2.0)\nNo matching distribution found for y\n",
+		     PW_PIP_NOT_NETWORK, NULL);
+	/* A version list without pip's conclusion is no verdict. */
+	expect_class(1, "(from versions: 1.0)\n", PW_PIP_AMBIGUOUS, NULL);
+}
+
+static void test_server_errors(void **state)
+{
+	(void)state;
+	expect_class(1, "Caused by ResponseError('too many 503 error responses')\n", PW_PIP_NETWORK, "5xx");
+	expect_class(1, "  HTTP error 502 while getting http://h/x.whl\n", PW_PIP_NETWORK, "5xx");
+	/* Not a 5xx: 4xx, and digits that run on. */
+	expect_class(1, "  HTTP error 404 while getting http://h/x.whl\n", PW_PIP_AMBIGUOUS, NULL);
+	expect_class(1, "too many 5000 things\n", PW_PIP_AMBIGUOUS, NULL);
+	expect_class(1, "HTTP error 5\n", PW_PIP_AMBIGUOUS, NULL);
+}
+
+static void test_definite_failures(void **state)
+{
+	(void)state;
+	expect_class(1, "ERROR: ResolutionImpossible: for help visit ...\n", PW_PIP_NOT_NETWORK, "conflict");
+	expect_class(1, "ERROR: Invalid requirement: 'a b'\n", PW_PIP_NOT_NETWORK, "Invalid requirement");
+	expect_class(1, "  error: subprocess-exited-with-error\n  Failed building wheel for x\n",
+		     PW_PIP_NOT_NETWORK, "build");
+	expect_class(1, "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.\n",
+		     PW_PIP_NOT_NETWORK, "hash");
+	expect_class(2, "Usage: pip install [options]\n\nno such option: --bogus\n", PW_PIP_NOT_NETWORK,
+		     "option");
+	expect_class(1, "ERROR: Could not install packages due to an OSError: [Errno 28] "
+			"No space left on device\n",
+		     PW_PIP_NOT_NETWORK, "disk");
+	/* Markers match whatever the case. */
+	expect_class(1, "error: resolutionimpossible\n", PW_PIP_NOT_NETWORK, "conflict");
+}
+
+/* ---------------------------------------------------------------- the probe */
+
+static void test_probe_ok(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256];
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	assert_logged(SV_OK, "GET /simple/pwtest-alpha/ 200\n");
+	/* The name is normalised, and the index URL may lack its final slash. */
+	index_url(url, sizeof url, SV_OK, "/simple");
+	expect_probe(url, "PWTest_Beta", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "links: 1");
+	assert_logged(SV_OK, "GET /simple/pwtest-beta/ 200\n");
+	assert_not_logged(SV_OK, "PWTest");
+	/* A project the index does not have. */
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-gamma", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "HTTP 404");
+	/* A page that answers but lists nothing. */
+	index_url(url, sizeof url, SV_OK, "/status/200/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "no files");
+}
+
+static void test_probe_faults(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256];
+	index_url(url, sizeof url, SV_500, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NETWORK, "HTTP 500");
+	index_url(url, sizeof url, SV_OK, "/status/503/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NETWORK, "HTTP 503");
+	index_url(url, sizeof url, SV_EMPTY, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "HTTP 404");
+	assert_logged(SV_EMPTY, "GET /simple/pwtest-alpha/ 404\n");
+	textf(url, sizeof url, "http://127.0.0.1:%d/simple/", dead_port());
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NETWORK, "cannot reach");
+}
+
+static void test_probe_stall(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256];
+	index_url(url, sizeof url, SV_STALL, "/simple/");
+	long long t0 = now_ms();
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 2, PW_PIP_NETWORK, "cannot reach");
+	long long took = now_ms() - t0;
+	if (took < 1500 || took > 6000)
+		fail_msg("a 2 s probe of a stalled index took %lld ms", took);
+	assert_logged(SV_STALL, "GET /simple/pwtest-alpha/ STALL\n");
+}
+
+static void test_probe_tls(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256];
+	index_url(url, sizeof url, SV_TLS, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	/* Verification is never off: a CA we do not trust is a certificate
+	 * failure, which another route would not cure. */
+	expect_probe(url, "pwtest-alpha", NULL, fx.other_ca, 5, PW_PIP_NOT_NETWORK, "not trusted");
+	/* A server that hangs up during the handshake is the network's fault. */
+	index_url(url, sizeof url, SV_DROP, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NETWORK, "cannot reach");
+	assert_logged(SV_DROP, "DROP ");
+}
+
+static void test_probe_proxy(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256], proxy[64], line[320];
+	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].port);
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-alpha", proxy, NULL, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	textf(line, sizeof line, "GET %spwtest-alpha/ 200\n", url);
+	assert_logged(SV_PROXY, line);
+
+	index_url(url, sizeof url, SV_TLS, "/simple/");
+	expect_probe(url, "pwtest-beta", proxy, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 1");
+	textf(line, sizeof line, "CONNECT localhost:%d 200\n", fx.sv[SV_TLS].port);
+	assert_logged(SV_PROXY, line);
+
+	/* A proxy that refuses the tunnel (proxyd only reaches loopback). */
+	expect_probe("https://nonexistent.invalid/simple/", "pwtest-alpha", proxy, fx.ca, 5, PW_PIP_NETWORK,
+		     "HTTP 403");
+	assert_logged(SV_PROXY, "CONNECT nonexistent.invalid:443 403\n");
+
+	/* A proxy that is not there. */
+	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", dead_port());
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-alpha", proxy, NULL, 5, PW_PIP_NETWORK, "cannot reach");
+}
+
+/* proxy NULL means none: the proxy variables are not read. */
+static void test_probe_ignores_env_proxy(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256], dead[64];
+	textf(dead, sizeof dead, "http://127.0.0.1:%d", dead_port());
+	setenv("http_proxy", dead, 1);
+	setenv("https_proxy", dead, 1);
+	setenv("all_proxy", dead, 1);
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	index_url(url, sizeof url, SV_TLS, "/simple/");
+	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	/* and no_proxy does not exempt a host from the proxy we were given */
+	char proxy[64];
+	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].port);
+	setenv("no_proxy", "*", 1);
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "pwtest-beta", proxy, NULL, 5, PW_PIP_NOT_NETWORK, "links: 1");
+	char line[320];
+	textf(line, sizeof line, "GET %spwtest-beta/ 200\n", url);
+	assert_logged(SV_PROXY, line);
+	for (const char *const *v = proxy_vars; *v; v++)
+		unsetenv(*v);
+}
+
+static void test_probe_arguments(void **state)
+{
+	(void)state;
+	need_servers();
+	char url[256], cred[256];
+	/* Not a project name: refused before any request. */
+	index_url(url, sizeof url, SV_OK, "/simple/");
+	expect_probe(url, "../files/x", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "not a valid project name");
+	expect_probe(url, "a b", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "not a valid project name");
+	expect_probe(url, "", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "not a valid project name");
+	assert_not_logged(SV_OK, "/files/x");
+	expect_probe(NULL, "x", NULL, NULL, 5, PW_PIP_AMBIGUOUS, "index");
+	expect_probe(url, NULL, NULL, NULL, 5, PW_PIP_AMBIGUOUS, "project");
+	expect_probe("ftp://127.0.0.1/simple/", "x", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "cannot use");
+	/* Credentials in the index URL stay out of the detail. */
+	textf(cred, sizeof cred, "http://someone:s3cret@127.0.0.1:%d/status/503/simple/", fx.sv[SV_OK].port);
+	char *detail = NULL;
+	assert_int_equal(pw_pipclass_probe_index(cred, "pwtest-alpha", NULL, NULL, 5, &detail), PW_PIP_NETWORK);
+	assert_has(detail, "HTTP 503");
+	assert_null(strstr(detail, "s3cret"));
+	free(detail);
+	/* A NULL detail is allowed. */
+	assert_int_equal(pw_pipclass_probe_index(url, "pwtest-alpha", NULL, NULL, 5, NULL), PW_PIP_NOT_NETWORK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_captured_pip_output),
+		cmocka_unit_test(test_network_beats_no_match),
+		cmocka_unit_test(test_certificate_beats_retrying),
+		cmocka_unit_test(test_bare_sslerror),
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_no_match_versions),
+		cmocka_unit_test(test_server_errors),
+		cmocka_unit_test(test_definite_failures),
+		cmocka_unit_test(test_probe_ok),
+		cmocka_unit_test(test_probe_faults),
+		cmocka_unit_test(test_probe_stall),
+		cmocka_unit_test(test_probe_tls),
+		cmocka_unit_test(test_probe_proxy),
+		cmocka_unit_test(test_probe_ignores_env_proxy),
+		cmocka_unit_test(test_probe_arguments),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
