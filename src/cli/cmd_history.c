@@ -225,10 +225,17 @@ static int list_operations(pw_cli *cli, const pw_op_filter *f)
 	if (e) {
 		rc = pw_cli_report(cli, e);
 	} else if (cli->json) {
-		json_t *arr = json_array();
-		for (size_t i = 0; i < ops.count; i++)
-			json_array_append_new(arr, op_to_json(&ops.items[i]));
-		rc = pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "operations", arr));
+		/* One operation at a time: an audit log of many thousand rows is
+		 * never held as one JSON tree. */
+		fputs("{\n  \"schema\": 1,\n  \"operations\": [", stdout);
+		for (size_t i = 0; i < ops.count; i++) {
+			json_t *j = op_to_json(&ops.items[i]);
+			fputs(i ? ",\n    " : "\n    ", stdout);
+			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			json_decref(j);
+		}
+		fputs(ops.count ? "\n  ]\n}\n" : "]\n}\n", stdout);
+		rc = ferror(stdout) ? 1 : 0;
 	} else if (ops.count == 0) {
 		if (cli->verbosity >= 0)
 			puts(_("No operations recorded (or none match)."));

@@ -1293,6 +1293,26 @@ static pw_err *verify_pip(const char *venv, const struct job *j)
 	return e;
 }
 
+/* After a fast seed: pip imports from the new site-packages and names the
+ * version we unpacked. Cheaper than `pip --version`, whose first run
+ * compiles pip's bytecode; the full check is kept for ensurepip seeding. */
+static pw_err *verify_seeded_pip(const char *venv, const struct job *j)
+{
+	char *python = join(venv, "bin/python");
+	const char *argv[] = { python, "-I", "-B", "-c", "import pip, sys; print('pip', pip.__version__, pip.__file__)", NULL };
+	char *what = xasprintf(_("%s -c 'import pip'"), python);
+	pw_run_result *r = NULL;
+	pw_err *e = run_checked(argv, j, PIP_CHECK_S, PROBE_CAP, what, &r);
+	if (!e && !strstr(pw_run_result_output(r, PW_STREAM_STDOUT), venv))
+		e = pw_err_new(PW_ERR_FAILED, NULL, _("%s imported a pip from outside the environment"), what);
+	if (e && pw_err_code(e) == PW_ERR_FAILED)
+		pw_err_prefix(e, _("pip does not work in %s"), venv);
+	pw_run_result_free(&r);
+	free(what);
+	free(python);
+	return e;
+}
+
 /* ------------------------------------------------------------ the wheel */
 
 /* The highest pip-VERSION-*.whl in dir, or NULL. */
@@ -1812,7 +1832,7 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 	if (!e)
 		e = seed(&b, r);
 	if (!e && o->seed != PW_SEED_NONE)
-		e = verify_pip(o->target, &b.job);
+		e = r->seeded_fast ? verify_seeded_pip(o->target, &b.job) : verify_pip(o->target, &b.job);
 	if (e) {
 		undo(&b);
 		pw_venv_create_result_clear(r);
