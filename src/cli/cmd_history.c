@@ -132,7 +132,7 @@ static json_t *attempt_to_json(const pw_attempt_rec *a)
  * width (it is never cut when the output is not a terminal). */
 static const struct { const char *title; int width; int right; } columns[] = {
 	{ N_("ID"), 5, 1 }, { N_("STARTED (UTC)"), 19, 0 }, { N_("USER"), 8, 0 },
-	{ N_("KIND"), 15, 0 }, { N_("OUTCOME"), 11, 0 }, { N_("ATT"), 3, 1 },
+	{ N_("KIND"), 16, 0 }, { N_("OUTCOME"), 11, 0 }, { N_("ATT"), 3, 1 },
 	{ N_("TIME"), 6, 1 }, { N_("TARGET"), 0, 0 },
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])

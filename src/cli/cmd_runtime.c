@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
 
@@ -10,6 +11,8 @@
 #include "i18n.h"
 #include "paths.h"
 #include "pins.h"
+#include "pip.h"
+#include "runner.h"
 #include "runtime.h"
 #include "xalloc.h"
 
@@ -25,12 +28,14 @@ typedef struct runtime_args {
 	const char *mirror;
 	const char *archive;
 	const char *cacert;
+	const char *requirements;
+	const char *index;
 	bool dry_run;
 	pw_progress_style progress;
 } runtime_args;
 
 enum { OPT_VERSION_PIN = 0x300, OPT_PINS, OPT_MIRROR, OPT_ARCHIVE, OPT_CACERT, OPT_DRY_RUN, OPT_PROGRESS,
-       OPT_NO_PROGRESS };
+       OPT_NO_PROGRESS, OPT_REQUIREMENTS, OPT_INDEX };
 
 static const struct option runtime_longopts[] = {
 	{ "version", required_argument, NULL, OPT_VERSION_PIN },
@@ -42,6 +47,8 @@ static const struct option runtime_longopts[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "requirements", required_argument, NULL, OPT_REQUIREMENTS },
+	{ "index", required_argument, NULL, OPT_INDEX },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -56,6 +63,8 @@ static int handle_option(int code, const char *arg, void *ud)
 	case OPT_CACERT: a->cacert = arg; return 0;
 	case OPT_DRY_RUN: a->dry_run = true; return 0;
 	case OPT_NO_PROGRESS: a->progress = PW_PROGRESS_NONE; return 0;
+	case OPT_REQUIREMENTS: a->requirements = arg; return 0;
+	case OPT_INDEX: a->index = arg; return 0;
 	case OPT_PROGRESS:
 		if (pw_cli_progress_parse(arg, &a->progress))
 			return 0;
@@ -443,6 +452,99 @@ static int run_remove(pw_cli *cli)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- baseline */
+
+static bool run_quiet(const char *const *argv, const pw_child_env *ce, int64_t deadline, char **err_text)
+{
+	pw_run_opts ro = { .argv = argv, .env_add = (const char *const *)ce->vars, .deadline_ms = deadline,
+			   .cancel = pw_cli_interrupt_token() };
+	pw_run_result *r = NULL;
+	pw_err *e = pw_run(&ro, &r);
+	bool ok = !e && pw_run_result_status(r) == PW_RUN_EXITED && pw_run_result_exit_code(r) == 0;
+	if (err_text)
+		*err_text = xstrdup(e ? pw_err_message(e) : pw_run_result_output(r, PW_STREAM_STDERR));
+	pw_err_free(e);
+	pw_run_result_free(&r);
+	return ok;
+}
+
+/* The runtime has pip, or gets it offline from its own ensurepip. */
+static pw_err *runtime_pip(const char *python, const pw_child_env *ce, int64_t deadline)
+{
+	const char *check[] = { python, "-I", "-m", "pip", "--version", NULL };
+	const char *repair[] = { python, "-I", "-m", "ensurepip", "--upgrade", NULL };
+	if (run_quiet(check, ce, deadline, NULL))
+		return NULL;
+	char *why = NULL;
+	pw_err *e = NULL;
+	if (!run_quiet(repair, ce, deadline, &why) || !run_quiet(check, ce, deadline, NULL))
+		e = pw_err_new(PW_ERR_FAILED, _("reinstall the runtime with 'pyward runtime install'"),
+			       _("the managed runtime has no working pip, and ensurepip did not give it one: %s"),
+			       why ? why : "");
+	free(why);
+	return e;
+}
+
+static pw_err *baseline_pip(pw_cli *cli, const runtime_args *a, const char *python, const char *reqs,
+			    const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+{
+	const char *args[] = { "install", "--only-binary=:all:", "-r", reqs, NULL };
+	char **mirrors = pw_cli_mirrors(cli);
+	int ports[32];
+	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
+	pw_pip_request rq = {
+		.python = python, .pip_args = args, .chain = true,
+		.index = a->index ? a->index : pw_settings_get(cli->settings, "index_url"),
+		.proxy = pw_settings_get(cli->settings, "proxy"), .mirrors = (const char *const *)mirrors,
+		.proxy_ports = ports, .proxy_port_count = nports, .project = "python-docx",
+		.ca_file = getenv("PIP_CERT"), .cwd = cli->workspace, .env_add = (const char *const *)ce->vars,
+		.deadline_ms = pw_clock_deadline_after(cli->timeout > 0 ? cli->timeout : 600),
+		.cancel = pw_cli_interrupt_token(), .catalog = cat, .operation_id = op,
+	};
+	pw_err *e = pw_pip_run(&rq, res);
+	pw_cli_list_free(mirrors);
+	return e;
+}
+
+static int run_baseline(pw_cli *cli, const runtime_args *a)
+{
+	char *python = NULL, *reqs = a->requirements ? xstrdup(a->requirements) : pw_cli_data_file("requirements-baseline.txt");
+	pw_child_env ce = { 0 };
+	pw_catalog *cat = NULL;
+	pw_pip_result res = { 0 };
+	int64_t op = 0;
+	pw_err *e = pw_cli_require_write(cli, _("installing the baseline"));
+	if (!e)
+		e = pw_runtime_python(cli->box_root, &python);
+	if (!e && access(reqs, R_OK) != 0)
+		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), reqs);
+	if (!e)
+		e = pw_child_env_make(cli, &ce);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.baseline", reqs, &op);
+	if (!e)
+		e = runtime_pip(python, &ce, pw_clock_deadline_after(120));
+	if (!e)
+		e = baseline_pip(cli, a, python, reqs, &ce, cat, op, &res);
+	pw_cli_op_end(cat, op, e);
+	if (cli->json)
+		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:o}", "schema", 1, "operation", (json_int_t)op,
+						 "outcome", e ? "failed" : "ok", "attempts", pw_cli_attempts_json(&res)));
+	else if (res.count && cli->verbosity >= 0)
+		pw_cli_print_attempts(&res);
+	int rc = e ? fail(cli, e) : 0;
+	if (!e && !cli->json)
+		printf(_("the baseline from %s is installed in the managed runtime\n"), reqs);
+	pw_pip_result_clear(&res);
+	pw_catalog_close(&cat);
+	pw_child_env_clear(&ce);
+	free(python);
+	free(reqs);
+	return rc;
+}
+
 static int run_runtime(pw_cli *cli, int argc, char **argv)
 {
 	runtime_args a = { .cli = cli };
@@ -452,7 +554,7 @@ static int run_runtime(pw_cli *cli, int argc, char **argv)
 	if (first < 0)
 		return PW_EXIT_USAGE;
 	if (first + 1 != argc) {
-		pw_cli_usage_error(cli, first == argc ? _("'runtime' needs a subcommand: status, install, verify, rollback or remove")
+		pw_cli_usage_error(cli, first == argc ? _("'runtime' needs a subcommand: status, install, verify, rollback, remove or baseline")
 						      : _("'runtime' takes one subcommand"));
 		return PW_EXIT_USAGE;
 	}
@@ -470,14 +572,17 @@ static int run_runtime(pw_cli *cli, int argc, char **argv)
 		return run_rollback(cli);
 	if (strcmp(sub, "remove") == 0)
 		return run_remove(cli);
+	if (strcmp(sub, "baseline") == 0)
+		return run_baseline(cli, &a);
 	pw_cli_usage_error(cli, _("unknown runtime subcommand '%s'"), sub);
 	return PW_EXIT_USAGE;
 }
 
 const pw_cmd pw_cmd_runtime = {
 	.name = "runtime",
-	.summary = N_("status, install, verify, roll back or remove the managed CPython"),
-	.usage = N_("status|install|verify|rollback|remove [--version V] [--pins FILE]\n"
-		    "       [--mirror URL] [--archive FILE] [--cacert FILE] [--dry-run] [--progress auto|bar|none|json]"),
+	.summary = N_("status, install, verify, roll back, remove or add the baseline to the managed CPython"),
+	.usage = N_("status|install|verify|rollback|remove|baseline [--version V] [--pins FILE]\n"
+		    "       [--mirror URL] [--archive FILE] [--cacert FILE] [--dry-run] [--progress auto|bar|none|json]\n"
+		    "       [--requirements FILE] [--index URL] (baseline)"),
 	.run = run_runtime,
 };

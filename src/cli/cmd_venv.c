@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
 
@@ -111,48 +112,6 @@ static pw_err *resolve_venv(const pw_cli *cli, const char *v, char **out)
 	return pw_guard_join_name(cli->guard, cli->workspace, v, out);
 }
 
-/* Environment for every child: caches and temporary files stay in the workspace. */
-typedef struct child_env {
-	char *vars[16];
-	size_t n;
-} child_env;
-
-static void env_put(child_env *ce, const char *name, const char *value)
-{
-	if (value && ce->n < 15)
-		ce->vars[ce->n++] = xasprintf("%s=%s", name, value);
-}
-
-static pw_err *child_env_make(const pw_cli *cli, child_env *ce)
-{
-	char *cache = NULL, *tmp = NULL;
-	pw_err *e = pw_venv_workspace_state(cli->workspace, &cache, &tmp);
-	if (e)
-		return e;
-	memset(ce, 0, sizeof *ce);
-	env_put(ce, "PIP_CACHE_DIR", cache);
-	env_put(ce, "TMPDIR", tmp);
-	env_put(ce, "TMP", tmp);
-	env_put(ce, "TEMP", tmp);
-	env_put(ce, "PYTHONNOUSERSITE", "1");
-	env_put(ce, "PIP_DISABLE_PIP_VERSION_CHECK", "1");
-	/* pip's own configuration, passed on when the caller set it. */
-	static const char *const pass[] = { "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT",
-					    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE" };
-	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
-		env_put(ce, pass[i], getenv(pass[i]));
-	free(cache);
-	free(tmp);
-	return NULL;
-}
-
-static void child_env_clear(child_env *ce)
-{
-	for (size_t i = 0; i < ce->n; i++)
-		free(ce->vars[i]);
-	ce->n = 0;
-}
-
 static char *managed_python(const pw_cli *cli)
 {
 	char *py = NULL;
@@ -238,7 +197,7 @@ typedef struct created {
 	char *path;
 } created;
 
-static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, const child_env *ce,
+static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, const pw_child_env *ce,
 			  pw_catalog *cat, created *c)
 {
 	pw_venv_seed seed = PW_SEED_FAST;
@@ -297,14 +256,14 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 		return PW_EXIT_USAGE;
 	}
 	char *target = NULL;
-	child_env ce = { 0 };
+	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	created c = { 0 };
 	pw_err *e = pw_cli_require_write(cli, _("creating an environment"));
 	if (!e)
 		e = resolve_venv(cli, nops ? ops[0] : ".venv", &target);
 	if (!e)
-		e = child_env_make(cli, &ce);
+		e = pw_child_env_make(cli, &ce);
 	if (!e)
 		e = pw_cli_catalog_rw(cli, &cat);
 	if (!e)
@@ -314,7 +273,7 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 		print_created(cli, &c);
 	created_clear(&c);
 	pw_catalog_close(&cat);
-	child_env_clear(&ce);
+	pw_child_env_clear(&ce);
 	free(target);
 	return rc;
 }
@@ -413,75 +372,6 @@ static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char
 	return e;
 }
 
-/* ---------------------------------------------------------------- mirrors and ports */
-
-static void split_list(const char *text, char ***out, size_t *count)
-{
-	char *copy = xstrdup(text), *save = NULL;
-	for (char *t = strtok_r(copy, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save)) {
-		*out = xrealloc(*out, (*count + 2) * sizeof **out);
-		(*out)[(*count)++] = xstrdup(t);
-		(*out)[*count] = NULL;
-	}
-	free(copy);
-}
-
-static char **load_mirrors(const pw_cli *cli)
-{
-	char **list = NULL;
-	size_t n = 0;
-	const char *env = getenv("PYWARD_MIRRORS");
-	const char *conf = pw_settings_get(cli->settings, "mirrors");
-	if (env && *env) {
-		split_list(env, &list, &n);
-	} else if (conf) {
-		split_list(conf, &list, &n);
-	} else {
-		char *path = pw_cli_data_file("mirrors.conf");
-		FILE *f = fopen(path, "r");
-		char line[1024];
-		while (f && fgets(line, sizeof line, f))
-			if (line[strspn(line, " \t")] != '#')
-				split_list(line, &list, &n);
-		if (f)
-			fclose(f);
-		free(path);
-	}
-	if (!list)
-		list = xcalloc(1, sizeof *list);
-	return list;
-}
-
-static void free_list(char **list)
-{
-	for (size_t i = 0; list && list[i]; i++)
-		free(list[i]);
-	free(list);
-}
-
-static size_t load_ports(const pw_cli *cli, int *ports, size_t cap)
-{
-	static const int defaults[] = { 7890, 7891, 10809, 10808, 8888 };
-	const char *text = getenv("PYWARD_PROXY_PORTS");
-	if (!text || !*text)
-		text = pw_settings_get(cli->settings, "proxy_ports");
-	if (!text) {
-		memcpy(ports, defaults, sizeof defaults);
-		return sizeof defaults / sizeof defaults[0];
-	}
-	size_t n = 0;
-	char **items = NULL;
-	size_t count = 0;
-	split_list(text, &items, &count);
-	for (size_t i = 0; i < count && n < cap; i++) {
-		long p = strtol(items[i], NULL, 10);
-		if (p > 0 && p < 65536)
-			ports[n++] = (int)p;
-	}
-	free_list(items);
-	return n;
-}
-
 /* ---------------------------------------------------------------- install, uninstall */
 
 static void print_line(void *ud, pw_stream s, const char *line, size_t len)
@@ -493,34 +383,6 @@ static void print_line(void *ud, pw_stream s, const char *line, size_t len)
 	fprintf(stderr, "  | %.*s\n", (int)len, line);
 }
 
-static json_t *attempts_json(const pw_pip_result *res)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < res->count; i++) {
-		const pw_pip_attempt *a = &res->attempts[i];
-		json_array_append_new(arr, json_pack("{s:o,s:o,s:s,s:i,s:s,s:o,s:I,s:o,s:o}", "index",
-						     pw_render_json_str(a->index), "proxy", pw_render_json_str(a->proxy),
-						     "argv", a->argv, "exit_code", a->exit_code, "class",
-						     a->stopped ? "stopped" : pw_pipclass_name(a->klass), "reason",
-						     pw_render_json_str(a->reason), "duration_ms", (json_int_t)a->duration_ms,
-						     "probe", pw_render_json_str(a->probe), "output_tail",
-						     pw_render_json_str(a->output_tail)));
-	}
-	return arr;
-}
-
-static void print_attempts(const pw_pip_result *res)
-{
-	for (size_t i = 0; i < res->count; i++) {
-		const pw_pip_attempt *a = &res->attempts[i];
-		char dur[16];
-		pw_render_duration(a->duration_ms, dur, sizeof dur);
-		fprintf(stderr, _("attempt %zu: %s%s%s -> %s (exit %d, %s)\n"), i + 1,
-			a->index ? a->index : _("default index"), a->proxy ? _(" via ") : "", a->proxy ? a->proxy : "",
-			a->stopped ? _("stopped") : pw_pipclass_name(a->klass), a->exit_code, dur);
-	}
-}
-
 typedef struct pip_job {
 	const char *kind;   /* "venv.install" / "venv.uninstall" */
 	const char *verb;   /* "install" / "uninstall" */
@@ -528,7 +390,7 @@ typedef struct pip_job {
 } pip_job;
 
 static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, const char *venv,
-		       const spec_list *specs, const child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+		       const spec_list *specs, const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
 	char *python = xasprintf("%s/bin/python", venv);
 	const char *args[MAX_SPECS + 4];
@@ -541,9 +403,9 @@ static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, cons
 	for (size_t i = 0; i < specs->count; i++)
 		args[k++] = specs->items[i];
 	args[k] = NULL;
-	char **mirrors = load_mirrors(cli);
+	char **mirrors = pw_cli_mirrors(cli);
 	int ports[32];
-	size_t nports = load_ports(cli, ports, 32);
+	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
 	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->json ? -1 : cli->verbosity);
 	pw_pip_request rq = {
 		.python = python, .pip_args = args, .chain = job->chain,
@@ -558,7 +420,7 @@ static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, cons
 	};
 	pw_err *e = pw_pip_run(&rq, res);
 	pw_cli_progress_free(&prog);
-	free_list(mirrors);
+	pw_cli_list_free(mirrors);
 	free(python);
 	return e;
 }
@@ -575,7 +437,7 @@ static bool venv_has_pip(const char *venv)
 }
 
 /* The install target: --venv, else the one environment found, else a new .venv. */
-static pw_err *choose_target(pw_cli *cli, const venv_args *a, const child_env *ce, pw_catalog *cat, char **out,
+static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env *ce, pw_catalog *cat, char **out,
 			     bool create_ok)
 {
 	if (a->venv)
@@ -611,10 +473,10 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 	if (cli->json) {
 		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:s,s:o,s:o}", "schema", 1, "operation", (json_int_t)op,
 						 "outcome", e ? (pw_err_code(e) == PW_ERR_TIMEOUT ? "timed-out" : "failed") : "ok",
-						 "venv", venv, "attempts", attempts_json(res), "stop_reason",
+						 "venv", venv, "attempts", pw_cli_attempts_json(res), "stop_reason",
 						 e ? pw_render_json_str(pw_err_message(e)) : json_null()));
 	} else if (cli->verbosity >= 0) {
-		print_attempts(res);
+		pw_cli_print_attempts(res);
 	}
 	if (!e) {
 		if (!cli->json && cli->verbosity >= 0)
@@ -633,7 +495,7 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
 {
 	char *venv = NULL;
-	child_env ce = { 0 };
+	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	spec_list specs = { 0 };
 	pw_pip_result res = { 0 };
@@ -645,7 +507,7 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	if (!e)
 		e = build_specs(cli, a, nops, ops, &specs);
 	if (!e)
-		e = child_env_make(cli, &ce);
+		e = pw_child_env_make(cli, &ce);
 	if (!e)
 		e = pw_cli_catalog_rw(cli, &cat);
 	if (!e)
@@ -674,7 +536,7 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	pw_pip_result_clear(&res);
 	spec_list_clear(&specs);
 	pw_catalog_close(&cat);
-	child_env_clear(&ce);
+	pw_child_env_clear(&ce);
 	free(venv);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "manifest.h"
 #include "cancel.h"
 #include "err.h"
+#include "testlib.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MIB ((int64_t)1 << 20)
@@ -49,14 +49,10 @@ static char g_outside[128];
 	char var[PATH_MAX]; \
 	snprintf(var, sizeof var, "%s/%s", g_tmp, rel)
 
-/* T/rel, in one of four rotating buffers: for immediate use only. */
+/* T/rel: for immediate use only (see tl_path). */
 static const char *tpath(const char *rel)
 {
-	static char buf[4][PATH_MAX];
-	static int next;
-	char *b = buf[next++ % 4];
-	snprintf(b, PATH_MAX, "%s/%s", g_tmp, rel);
-	return b;
+	return tl_path(g_tmp, rel);
 }
 
 static const char *fixture(const char *name)
@@ -64,20 +60,6 @@ static const char *fixture(const char *name)
 	static char buf[PATH_MAX];
 	snprintf(buf, sizeof buf, "%s/%s.tar.gz", g_fx, name);
 	return buf;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
 }
 
 static char *read_text(const char *path)
@@ -116,7 +98,7 @@ static void assert_nothing_outside(void)
 			fail_msg("unexpected %s/%s", g_tmp, de->d_name);
 	closedir(d);
 	assert_int_equal(count_dir(g_outside), 0);
-	assert_false(exists(ABS_EVIL));
+	assert_false(tl_exists(ABS_EVIL));
 }
 
 static pw_err *extract(const char *archive, const char *dest, pw_extract_result *res)
@@ -232,7 +214,7 @@ static void test_limit_is_exact(void **state)
 	assert_int_equal(pw_err_code(e), PW_ERR_REFUSED);
 	assert_non_null(strstr(pw_err_message(e), "67108863 bytes"));
 	pw_err_free(e);
-	assert_false(exists(dest));
+	assert_false(tl_exists(dest));
 	assert_nothing_outside();
 }
 
@@ -306,7 +288,7 @@ static void test_hostile(void **state)
 	pw_err_free(e);
 	assert_int_equal(res.entries, 0);
 	assert_int_equal(res.bytes, 0);
-	assert_false(exists(dest));
+	assert_false(tl_exists(dest));
 	assert_nothing_outside();
 }
 
@@ -317,7 +299,7 @@ static void test_dest_must_not_exist(void **state)
 	(void)state;
 	TPATH(dest, "exists");
 	assert_int_equal(mkdir(dest, 0700), 0);
-	write_text(tpath("exists/keep"), "mine\n");
+	tl_write_text(tpath("exists/keep"), "mine\n");
 	pw_err *e = extract("ok", dest, NULL);
 	assert_int_equal(pw_err_code(e), PW_ERR_IO);
 	assert_non_null(strstr(pw_err_message(e), dest));
@@ -336,7 +318,7 @@ static void test_missing_archive(void **state)
 	pw_err *e = pw_extract(&o, NULL);
 	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
 	pw_err_free(e);
-	assert_false(exists(dest));
+	assert_false(tl_exists(dest));
 	e = pw_extract(NULL, NULL);
 	assert_int_equal(pw_err_code(e), PW_ERR_USAGE);
 	pw_err_free(e);
@@ -352,7 +334,7 @@ static void test_cancel_before(void **state)
 	pw_err *e = pw_extract(&o, NULL);
 	assert_int_equal(pw_err_code(e), PW_ERR_CANCELLED);
 	pw_err_free(e);
-	assert_false(exists(dest));
+	assert_false(tl_exists(dest));
 	pw_cancel_free(&c);
 	assert_nothing_outside();
 }
@@ -370,7 +352,7 @@ static void test_cancel_during(void **state)
 	assert_int_equal(pw_err_code(e), PW_ERR_CANCELLED);
 	pw_err_free(e);
 	assert_true(seen.calls >= 1);
-	assert_false(exists(dest));
+	assert_false(tl_exists(dest));
 	pw_cancel_free(&c);
 	assert_nothing_outside();
 }
@@ -380,26 +362,26 @@ static void test_remove_tree_keeps_link_targets(void **state)
 	(void)state;
 	TPATH(keep, "target/keep");
 	assert_int_equal(mkdir(tpath("target"), 0755), 0);
-	write_text(keep, "keep\n");
+	tl_write_text(keep, "keep\n");
 	assert_int_equal(mkdir(tpath("rt"), 0755), 0);
 	assert_int_equal(mkdir(tpath("rt/a"), 0755), 0);
 	assert_int_equal(mkdir(tpath("rt/a/b"), 0755), 0);
-	write_text(tpath("rt/a/b/file"), "x\n");
+	tl_write_text(tpath("rt/a/b/file"), "x\n");
 	assert_int_equal(symlink(tpath("target"), tpath("rt/abs")), 0);
 	assert_int_equal(symlink("../../target", tpath("rt/a/rel")), 0);
 	assert_int_equal(mkdir(tpath("rt/ro"), 0755), 0);
-	write_text(tpath("rt/ro/f"), "f\n");
+	tl_write_text(tpath("rt/ro/f"), "f\n");
 	assert_int_equal(chmod(tpath("rt/ro"), 0555), 0);
 	assert_int_equal(mkdir(tpath("rt/closed"), 0000), 0);
 
 	remove_tree(tpath("rt"));
-	assert_false(exists(tpath("rt")));
+	assert_false(tl_exists(tpath("rt")));
 	assert_string_equal(read_text(keep), "keep\n");
 
 	/* the top itself a link: only the link goes */
 	assert_int_equal(symlink(tpath("target"), tpath("toplink")), 0);
 	remove_tree(tpath("toplink"));
-	assert_false(exists(tpath("toplink")));
+	assert_false(tl_exists(tpath("toplink")));
 	assert_string_equal(read_text(keep), "keep\n");
 
 	remove_tree(tpath("gone")); /* absent: fine */
@@ -459,10 +441,10 @@ static void test_manifest_compare(void **state)
 	assert_int_equal(d.count, 0);
 	pw_manifest_diffs_clear(&d);
 
-	write_text(tpath("m2/python/lib/y.py"), "y = 2\n"); /* same size */
+	tl_write_text(tpath("m2/python/lib/y.py"), "y = 2\n"); /* same size */
 	assert_int_equal(chmod(tpath("m2/python/bin/python3"), 0700), 0);
 	assert_int_equal(unlink(tpath("m2/python/bin/suid")), 0);
-	write_text(tpath("m2/python/new.txt"), "new\n");
+	tl_write_text(tpath("m2/python/new.txt"), "new\n");
 
 	assert_null(pw_manifest_compare(&m, root, &d));
 	static const struct {
@@ -494,28 +476,18 @@ static void test_manifest_compare(void **state)
 /* ------------------------------------------------------------------ main */
 
 /* Run make_hostile.py into g_fx. */
+/* make_hostile.py writes the archives into T/fx. */
 static int make_fixtures(void)
 {
-	const char *top = getenv("TOP_SRCDIR");
-	const char *py = getenv("PYTHON3");
 	char script[PATH_MAX];
-	if (!top || !*top) {
+	if (!tl_top_srcdir()) {
 		fprintf(stderr, "# TOP_SRCDIR is not set\n");
 		return -1;
 	}
-	if (!py || !*py)
-		py = "python3";
-	snprintf(script, sizeof script, "%s/tests/fixtures/make_hostile.py", top);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execlp(py, py, script, g_fx, (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "# %s %s failed\n", py, script);
+	tl_fixture_path(script, sizeof script, "make_hostile.py");
+	const char *argv[] = { tl_python(), script, g_fx, NULL };
+	if (tl_run(argv) != 0) {
+		fprintf(stderr, "# %s %s failed\n", argv[0], script);
 		return -1;
 	}
 	return 0;

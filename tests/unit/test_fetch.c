@@ -17,41 +17,23 @@
 #include "cancel.h"
 #include "clock.h"
 #include "err.h"
+#include "testlib.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #define PAYLOAD_SIZE (2 * 1024 * 1024 + 4321)
 #define CUT_AT 500000
 #define STALL_SENT 1024 /* what /stall/ sends before going quiet */
 #define PORT_WAIT_MS 5000
-#define STOP_GRACE_MS 2000
-
-typedef struct server {
-	pid_t pid;
-	int port;
-	char portfile[PATH_MAX];
-	char log[PATH_MAX];
-} server;
 
 static struct fixture {
 	char dir[PATH_MAX];
@@ -63,53 +45,16 @@ static struct fixture {
 	char payload[PATH_MAX];
 	char sha[PW_SHA256_HEX_LEN + 1];
 	unsigned char *bytes; /* the payload, PAYLOAD_SIZE of them */
-	server https, plain;
+	tl_server https, plain;
 	bool no_python;
 } fx;
 
-static const char *const proxy_vars[] = {
-	"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", NULL,
-};
-
 /* ---------------------------------------------------------------- helpers */
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* snprintf for paths and URLs: a result that does not fit is a broken
- * fixture, never something to carry on with. */
-static void textf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void textf(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int len = vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	if (len < 0 || (size_t)len >= n)
-		abort();
-}
 
 static long long file_size(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
-}
-
-static void fixture_path(char *buf, size_t n, const char *name)
-{
-	const char *top = getenv("TOP_SRCDIR");
-	const char *me = __FILE__;
-	const char *slash = strrchr(me, '/');
-	if (top && *top)
-		textf(buf, n, "%s/tests/fixtures/%s", top, name);
-	else if (slash) /* __FILE__ is .../tests/unit/test_fetch.c */
-		textf(buf, n, "%.*s/../fixtures/%s", (int)(slash - me), me, name);
-	else
-		textf(buf, n, "../fixtures/%s", name);
 }
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -154,17 +99,17 @@ static void assert_logged(long mark, const char *line)
 
 static void url_for(char *buf, size_t n, const char *path)
 {
-	textf(buf, n, "https://localhost:%d/%s", fx.https.port, path);
+	tl_textf(buf, n, "https://localhost:%d/%s", fx.https.port, path);
 }
 
 static void dest_for(char *buf, size_t n, const char *name)
 {
-	textf(buf, n, "%s/%s", fx.dl, name);
+	tl_textf(buf, n, "%s/%s", fx.dl, name);
 }
 
 static void part_for(char *buf, size_t n, const char *dest)
 {
-	textf(buf, n, "%s.part", dest);
+	tl_textf(buf, n, "%s.part", dest);
 }
 
 static pw_fetch_opts opts_for(const char *url, const char *dest)
@@ -231,19 +176,6 @@ static void assert_gone(const char *dest)
 	assert_int_equal(file_size(part), -1);
 }
 
-/* A TCP port on 127.0.0.1 with nothing listening (bound, then released). */
-static int dead_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(s >= 0);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 typedef struct progress_log {
 	int events;
 	int64_t last_done;
@@ -269,27 +201,12 @@ static void on_progress(void *ud, const pw_progress *p)
 
 /* ---------------------------------------------------------------- fixture */
 
-static int wait_child(pid_t pid)
-{
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static int make_ca(void)
 {
 	char script[PATH_MAX];
-	fixture_path(script, sizeof script, "make_ca.sh");
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execl("/bin/sh", "sh", script, fx.tls, (char *)NULL);
-		_exit(127);
-	}
-	return wait_child(pid) == 0 ? 0 : -1;
+	tl_fixture_path(script, sizeof script, "make_ca.sh");
+	const char *argv[] = { "/bin/sh", script, fx.tls, NULL };
+	return tl_run(argv) == 0 ? 0 : -1;
 }
 
 /* Random-looking bytes from a fixed seed, so a failure can be replayed. */
@@ -312,100 +229,30 @@ static int make_payload(void)
 	return write_file(fx.payload, fx.bytes, PAYLOAD_SIZE);
 }
 
-static void server_child(const server *s, bool plain)
-{
-	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
-	const char *py = getenv("PYTHON3");
-	if (!py || !*py)
-		py = "python3";
-	fixture_path(script, sizeof script, "httpsd.py");
-	textf(cert, sizeof cert, "%s/server.pem", fx.tls);
-	textf(key, sizeof key, "%s/server.key", fx.tls);
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0)
-		dup2(null, 0);
-	execlp(py, py, script, "--root", fx.root, "--port-file", s->portfile, "--log", s->log, "--cert", cert,
-	       "--key", key, "--idle-exit", "60", plain ? "--plain" : (char *)NULL, (char *)NULL);
-	_exit(127);
-}
-
-static int read_port(const server *s)
-{
-	FILE *f = fopen(s->portfile, "r");
-	int port = 0;
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &port) != 1)
-		port = 0;
-	fclose(f);
-	return port;
-}
-
 /* Start a server and wait (at most PORT_WAIT_MS) for its port. 1: there is
  * no Python to run it. */
-static int start_server(server *s, bool plain, const char *name)
+static int start_server(tl_server *s, bool plain, const char *name)
 {
-	pid_t parent = getpid();
-	textf(s->portfile, sizeof s->portfile, "%s/%s.port", fx.dir, name);
-	textf(s->log, sizeof s->log, "%s/%s.log", fx.dir, name);
-	s->pid = fork();
-	if (s->pid < 0)
-		return -1;
-	if (s->pid == 0) {
-#ifdef __linux__
-		/* If this test dies, its server goes too. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(1);
-#endif
-		server_child(s, plain);
-	}
-	(void)parent;
-	for (int waited = 0; waited < PORT_WAIT_MS; waited += 20) {
-		int status;
-		if ((s->port = read_port(s)) > 0)
-			return 0;
-		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-			s->pid = 0;
-			return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 1 : -1;
-		}
-		sleep_ms(20);
-	}
-	return -1;
-}
-
-/* SIGTERM to exactly our child, SIGKILL after a grace period; always reaped. */
-static void stop_server(server *s)
-{
-	if (s->pid <= 0)
-		return;
-	kill(s->pid, SIGTERM);
-	for (int waited = 0; waited < STOP_GRACE_MS; waited += 20) {
-		if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-			s->pid = 0;
-			return;
-		}
-		sleep_ms(20);
-	}
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	s->pid = 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	remove(path);
-	return 0;
+	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	tl_fixture_path(script, sizeof script, "httpsd.py");
+	tl_textf(cert, sizeof cert, "%s/server.pem", fx.tls);
+	tl_textf(key, sizeof key, "%s/server.key", fx.tls);
+	tl_server_files(s, fx.dir, name);
+	/* For TLS the NULL in place of "--plain" ends the list there. */
+	const char *argv[] = {
+		tl_python(), script, "--root", fx.root, "--port-file", s->portfile, "--log", s->log,
+		"--cert", cert, "--key", key, "--idle-exit", "60", plain ? "--plain" : NULL, NULL,
+	};
+	return tl_spawn(s, argv) ? -1 : tl_wait_port(s, PORT_WAIT_MS);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	stop_server(&fx.https);
-	stop_server(&fx.plain);
+	tl_stop(&fx.https);
+	tl_stop(&fx.plain);
 	if (fx.dir[0])
-		nftw(fx.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tl_remove_tree(fx.dir);
 	free(fx.bytes);
 	fx.bytes = NULL;
 	return 0;
@@ -413,26 +260,21 @@ static int group_teardown(void **state)
 
 static int setup_dirs(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	textf(fx.dir, sizeof fx.dir, "%s/pw-fetch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fx.dir)) {
-		fx.dir[0] = '\0';
+	if (tl_make_temp_dir(fx.dir, sizeof fx.dir, "pw-fetch"))
 		return -1;
-	}
-	textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
-	textf(fx.root, sizeof fx.root, "%s/root", fx.dir);
-	textf(fx.dl, sizeof fx.dl, "%s/dl", fx.dir);
-	textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
-	textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
-	textf(fx.payload, sizeof fx.payload, "%s/payload.bin", fx.root);
+	tl_textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
+	tl_textf(fx.root, sizeof fx.root, "%s/root", fx.dir);
+	tl_textf(fx.dl, sizeof fx.dl, "%s/dl", fx.dir);
+	tl_textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
+	tl_textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
+	tl_textf(fx.payload, sizeof fx.payload, "%s/payload.bin", fx.root);
 	return mkdir(fx.root, 0755) == 0 && mkdir(fx.dl, 0755) == 0 ? 0 : -1;
 }
 
 static int group_setup(void **state)
 {
 	/* The machine's proxy settings must not send loopback requests away. */
-	for (const char *const *v = proxy_vars; *v; v++)
-		unsetenv(*v);
+	tl_unset_proxy_env();
 	unsetenv("SSL_CERT_FILE");
 	if (setup_dirs() || make_ca() || make_payload()) {
 		fprintf(stderr, "# cannot make the temporary directory, certificates or payload\n");
@@ -498,7 +340,7 @@ static void test_digest_file(void **state)
 	(void)state;
 	char path[PATH_MAX], hex[PW_SHA256_HEX_LEN + 1];
 	int64_t size = -1;
-	textf(path, sizeof path, "%s/abc.txt", fx.dir);
+	tl_textf(path, sizeof path, "%s/abc.txt", fx.dir);
 	assert_int_equal(write_file(path, "abc", 3), 0);
 	assert_ok(pw_sha256_file(path, hex, &size));
 	assert_int_equal(size, 3);
@@ -519,7 +361,7 @@ static void test_digest_file(void **state)
 	pw_err_free(e);
 	pw_sha256_free(&h);
 
-	textf(path, sizeof path, "%s/missing", fx.dir);
+	tl_textf(path, sizeof path, "%s/missing", fx.dir);
 	e = pw_sha256_file(path, hex, NULL);
 	assert_err(e, PW_ERR_IO);
 	assert_msg_has(e, path);
@@ -686,7 +528,7 @@ static void test_cut_then_resume(void **state)
 	(void)state;
 	need_server();
 	char url[256], dest[PATH_MAX], part[PATH_MAX];
-	textf(url, sizeof url, "https://localhost:%d/cut/%d/payload.bin", fx.https.port, CUT_AT);
+	tl_textf(url, sizeof url, "https://localhost:%d/cut/%d/payload.bin", fx.https.port, CUT_AT);
 	dest_for(dest, sizeof dest, "resumed.bin");
 	part_for(part, sizeof part, dest);
 	pw_fetch_opts o = opts_for(url, dest);
@@ -750,7 +592,7 @@ static void test_range_not_satisfiable(void **state)
 	long mark = log_mark();
 	assert_ok(pw_fetch(&o, &r));
 	assert_int_equal(r.resumed_from, PAYLOAD_SIZE);
-	textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\n", PAYLOAD_SIZE);
+	tl_textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\n", PAYLOAD_SIZE);
 	assert_logged(mark, line);
 	assert_payload_at(dest);
 
@@ -766,8 +608,8 @@ static void test_range_not_satisfiable(void **state)
 	mark = log_mark();
 	assert_ok(pw_fetch(&o, &r));
 	assert_int_equal(r.resumed_from, 0);
-	textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\nGET /payload.bin 200\n",
-	      PAYLOAD_SIZE + 10);
+	tl_textf(line, sizeof line, "GET /payload.bin 416 Range: bytes=%d-\nGET /payload.bin 200\n",
+		 PAYLOAD_SIZE + 10);
 	assert_logged(mark, line);
 	assert_payload_at(dest);
 }
@@ -864,9 +706,9 @@ static void test_refused(void **state)
 {
 	(void)state;
 	char url[256], dest[PATH_MAX], where[64];
-	int port = dead_port();
-	textf(url, sizeof url, "https://127.0.0.1:%d/payload.bin", port);
-	textf(where, sizeof where, "127.0.0.1:%d", port);
+	int port = tl_dead_port();
+	tl_textf(url, sizeof url, "https://127.0.0.1:%d/payload.bin", port);
+	tl_textf(where, sizeof where, "127.0.0.1:%d", port);
 	dest_for(dest, sizeof dest, "refused.bin");
 	pw_fetch_opts o = opts_for(url, dest);
 	pw_fetch_result r;
@@ -962,10 +804,10 @@ static void test_proxy_refused(void **state)
 {
 	(void)state;
 	char url[256], dest[PATH_MAX], proxy[128], where[64];
-	int port = dead_port();
-	textf(proxy, sizeof proxy, "http://user:secret@127.0.0.1:%d", port);
-	textf(where, sizeof where, "127.0.0.1:%d", port);
-	textf(url, sizeof url, "https://localhost:%d/payload.bin", fx.https.port);
+	int port = tl_dead_port();
+	tl_textf(proxy, sizeof proxy, "http://user:secret@127.0.0.1:%d", port);
+	tl_textf(where, sizeof where, "127.0.0.1:%d", port);
+	tl_textf(url, sizeof url, "https://localhost:%d/payload.bin", fx.https.port);
 	dest_for(dest, sizeof dest, "proxy.bin");
 	setenv("https_proxy", proxy, 1);
 	pw_fetch_opts o = opts_for(url, dest);
@@ -988,7 +830,7 @@ static void test_proxy_wants_credentials(void **state)
 	(void)state;
 	need_server();
 	char url[256], dest[PATH_MAX], proxy[128];
-	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.plain.port);
+	tl_textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.plain.port);
 	url_for(url, sizeof url, "payload.bin");
 	dest_for(dest, sizeof dest, "proxy407.bin");
 	setenv("https_proxy", proxy, 1);
@@ -1017,7 +859,7 @@ static void test_plain_http(void **state)
 	(void)state;
 	need_server();
 	char url[256], dest[PATH_MAX];
-	textf(url, sizeof url, "http://127.0.0.1:%d/payload.bin", fx.plain.port);
+	tl_textf(url, sizeof url, "http://127.0.0.1:%d/payload.bin", fx.plain.port);
 	dest_for(dest, sizeof dest, "http.bin");
 	pw_fetch_opts o = opts_for(url, dest);
 	o.expected_sha256 = fx.sha;
@@ -1031,7 +873,7 @@ static void test_file_url(void **state)
 {
 	(void)state;
 	char url[PATH_MAX + 16], dest[PATH_MAX], part[PATH_MAX];
-	textf(url, sizeof url, "file://%s", fx.payload);
+	tl_textf(url, sizeof url, "file://%s", fx.payload);
 	dest_for(dest, sizeof dest, "local.bin");
 	part_for(part, sizeof part, dest);
 	assert_int_equal(write_file(part, "stale", 5), 0); /* never resumed from */

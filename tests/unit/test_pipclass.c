@@ -15,73 +15,22 @@
 #include <cmocka.h>
 
 #include "pipclass.h"
+#include "testlib.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #define PORT_WAIT_MS 8000
-#define STOP_GRACE_MS 2000
 #define MIN_PIP_VERSIONS 2 /* the captured files must come from at least this many pips */
 
 /* ---------------------------------------------------------------- helpers */
-
-static void textf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void textf(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int len = vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	if (len < 0 || (size_t)len >= n)
-		abort(); /* a path or URL that does not fit is a broken test, not a result */
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* tests/fixtures/NAME, found through $TOP_SRCDIR (the harness sets it). */
-static void fixture_path(char *buf, size_t n, const char *name)
-{
-	const char *top = getenv("TOP_SRCDIR");
-	const char *me = __FILE__;
-	const char *slash = strrchr(me, '/');
-	if (top && *top)
-		textf(buf, n, "%s/tests/fixtures/%s", top, name);
-	else if (slash)
-		textf(buf, n, "%.*s/../fixtures/%s", (int)(slash - me), me, name);
-	else
-		textf(buf, n, "../fixtures/%s", name);
-}
 
 /* The whole file, NUL-terminated; NULL when it cannot be read. */
 static char *slurp(const char *path)
@@ -130,10 +79,7 @@ typedef struct server {
 	const char *name;
 	const char *mode; /* indexd.py --mode; NULL for the proxy */
 	bool tls;
-	pid_t pid;
-	int port;
-	char portfile[PATH_MAX];
-	char log[PATH_MAX];
+	tl_server srv;
 } server;
 
 static struct fixture {
@@ -156,113 +102,37 @@ static struct fixture {
 	},
 };
 
-static const char *const proxy_vars[] = {
-	"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", NULL,
-};
-
-static const char *python(void)
-{
-	const char *py = getenv("PYTHON3");
-	return py && *py ? py : "python3";
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Run argv to completion, no shell; its exit status (127: cannot run it). */
-static int run(char *const argv[])
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return wait_child(pid);
-}
-
-static void server_exec(const server *s)
-{
-	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
-	const char *py = python();
-	textf(cert, sizeof cert, "%s/server.pem", fx.tls);
-	textf(key, sizeof key, "%s/server.key", fx.tls);
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0)
-		dup2(null, 0);
-	if (!s->mode) {
-		fixture_path(script, sizeof script, "proxyd.py");
-		execlp(py, py, script, "--port-file", s->portfile, "--log", s->log, "--idle-exit", "60",
-		       (char *)NULL);
-	} else if (s->tls) {
-		fixture_path(script, sizeof script, "indexd.py");
-		execlp(py, py, script, "--wheels", fx.wheels, "--port-file", s->portfile, "--log", s->log,
-		       "--mode", s->mode, "--idle-exit", "60", "--cert", cert, "--key", key, (char *)NULL);
-	} else {
-		fixture_path(script, sizeof script, "indexd.py");
-		execlp(py, py, script, "--wheels", fx.wheels, "--port-file", s->portfile, "--log", s->log,
-		       "--mode", s->mode, "--idle-exit", "60", (char *)NULL);
-	}
-	_exit(127);
-}
-
+/* indexd.py in its mode (--cert and --key only for TLS) or, for the one
+ * server without a mode, proxyd.py. */
 static int spawn(server *s)
 {
-	pid_t parent = getpid();
-	textf(s->portfile, sizeof s->portfile, "%s/%s.port", fx.dir, s->name);
-	textf(s->log, sizeof s->log, "%s/%s.log", fx.dir, s->name);
-	s->pid = fork();
-	if (s->pid < 0)
-		return -1;
-	if (s->pid == 0) {
-#ifdef __linux__
-		/* If the test dies, its servers go too. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(1);
-#endif
-		server_exec(s);
-	}
-	(void)parent;
-	return 0;
-}
-
-static int read_port(const server *s)
-{
-	FILE *f = fopen(s->portfile, "r");
-	int port = 0;
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &port) != 1)
-		port = 0;
-	fclose(f);
-	return port;
+	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	const char *py = tl_python();
+	tl_server_files(&s->srv, fx.dir, s->name);
+	tl_textf(cert, sizeof cert, "%s/server.pem", fx.tls);
+	tl_textf(key, sizeof key, "%s/server.key", fx.tls);
+	tl_fixture_path(script, sizeof script, s->mode ? "indexd.py" : "proxyd.py");
+	const char *pf = s->srv.portfile, *log = s->srv.log;
+	const char *proxy[] = { py, script, "--port-file", pf, "--log", log, "--idle-exit", "60", NULL };
+	/* Without TLS the NULL in place of "--cert" ends the list there. */
+	const char *index[] = { py, script, "--wheels", fx.wheels, "--port-file", pf, "--log", log,
+				"--mode", s->mode, "--idle-exit", "60", s->tls ? "--cert" : NULL, cert,
+				"--key", key, NULL };
+	return tl_spawn(&s->srv, s->mode ? index : proxy);
 }
 
 /* All servers start at once (each is a Python start-up); then wait for every
  * port. 0: all up; 1: no Python to run them; -1: one failed or was slow. */
 static int wait_ports(void)
 {
-	for (long long end = now_ms() + PORT_WAIT_MS; now_ms() < end; sleep_ms(20)) {
+	for (long long end = tl_now_ms() + PORT_WAIT_MS; tl_now_ms() < end; tl_sleep_ms(20)) {
 		int up = 0;
 		for (int i = 0; i < SV_COUNT; i++) {
 			server *s = &fx.sv[i];
-			int status;
-			if (s->port > 0 || (s->port = read_port(s)) > 0) {
-				up++;
-				continue;
-			}
-			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-				s->pid = 0;
-				return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 1 : -1;
-			}
+			int got = s->srv.port > 0 ? s->srv.port : tl_poll_port(&s->srv);
+			if (got < 0)
+				return got == TL_NOEXEC ? 1 : -1;
+			up += got > 0;
 		}
 		if (up == SV_COUNT)
 			return 0;
@@ -270,67 +140,37 @@ static int wait_ports(void)
 	return -1;
 }
 
-/* SIGTERM to exactly our child, SIGKILL after a grace period; always reaped. */
-static void stop_server(server *s)
-{
-	if (s->pid <= 0)
-		return;
-	kill(s->pid, SIGTERM);
-	for (int waited = 0; waited < STOP_GRACE_MS; waited += 20) {
-		if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-			s->pid = 0;
-			return;
-		}
-		sleep_ms(20);
-	}
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	s->pid = 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	remove(path);
-	return 0;
-}
-
 static int group_teardown(void **state)
 {
 	(void)state;
 	for (int i = 0; i < SV_COUNT; i++)
-		stop_server(&fx.sv[i]);
+		tl_stop(&fx.sv[i].srv);
 	if (fx.dir[0])
-		nftw(fx.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tl_remove_tree(fx.dir);
 	return 0;
 }
 
 static int make_material(void)
 {
-	char sh[] = "/bin/sh", py[PATH_MAX], ca_sh[PATH_MAX], wheels_py[PATH_MAX];
-	textf(py, sizeof py, "%s", python());
-	fixture_path(ca_sh, sizeof ca_sh, "make_ca.sh");
-	fixture_path(wheels_py, sizeof wheels_py, "make_wheels.py");
-	char *ca_argv[] = { sh, ca_sh, fx.tls, NULL };
-	char *wh_argv[] = { py, wheels_py, fx.dir, NULL };
-	if (run(ca_argv) != 0)
+	char ca_sh[PATH_MAX], wheels_py[PATH_MAX];
+	tl_fixture_path(ca_sh, sizeof ca_sh, "make_ca.sh");
+	tl_fixture_path(wheels_py, sizeof wheels_py, "make_wheels.py");
+	const char *ca_argv[] = { "/bin/sh", ca_sh, fx.tls, NULL };
+	const char *wh_argv[] = { tl_python(), wheels_py, fx.dir, NULL };
+	if (tl_run(ca_argv) != 0)
 		return -1;
-	int rc = run(wh_argv);
+	int rc = tl_run(wh_argv);
 	return rc == 0 ? 0 : rc == 127 ? 1 : -1;
 }
 
 static int setup_dirs(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	textf(fx.dir, sizeof fx.dir, "%s/pw-pipclass-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fx.dir)) {
-		fx.dir[0] = '\0';
+	if (tl_make_temp_dir(fx.dir, sizeof fx.dir, "pw-pipclass"))
 		return -1;
-	}
-	textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
-	textf(fx.wheels, sizeof fx.wheels, "%s/wheels", fx.dir);
-	textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
-	textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
+	tl_textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
+	tl_textf(fx.wheels, sizeof fx.wheels, "%s/wheels", fx.dir);
+	tl_textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
+	tl_textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
 	return 0;
 }
 
@@ -338,15 +178,15 @@ static int group_setup(void **state)
 {
 	/* The machine's proxy settings must not reach the probe tests (one test
 	 * sets them on purpose, to show they are ignored). */
-	for (const char *const *v = proxy_vars; *v; v++)
-		unsetenv(*v);
+	tl_unset_proxy_env();
 	int rc = setup_dirs() ? -1 : make_material();
 	for (int i = 0; rc == 0 && i < SV_COUNT; i++)
 		rc = spawn(&fx.sv[i]);
 	if (rc == 0)
 		rc = wait_ports();
 	if (rc == 1) {
-		fprintf(stderr, "# no %s to run the fixture servers: the probe tests are skipped\n", python());
+		fprintf(stderr, "# no %s to run the fixture servers: the probe tests are skipped\n",
+			tl_python());
 		fx.no_python = true;
 		return 0;
 	}
@@ -363,29 +203,16 @@ static void need_servers(void)
 		skip();
 }
 
-/* A TCP port on 127.0.0.1 with nothing listening (bound, then released). */
-static int dead_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(s >= 0);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 static void index_url(char *buf, size_t n, int sv, const char *path)
 {
 	const server *s = &fx.sv[sv];
-	textf(buf, n, "%s://%s:%d%s", s->tls ? "https" : "http", s->tls ? "localhost" : "127.0.0.1", s->port,
-	      path);
+	tl_textf(buf, n, "%s://%s:%d%s", s->tls ? "https" : "http", s->tls ? "localhost" : "127.0.0.1",
+		 s->srv.port, path);
 }
 
 static void assert_logged(int sv, const char *line)
 {
-	char *log = slurp(fx.sv[sv].log);
+	char *log = slurp(fx.sv[sv].srv.log);
 	if (!log || !strstr(log, line))
 		fail_msg("%s.log lacks \"%s\":\n%s", fx.sv[sv].name, line, log ? log : "(unreadable)");
 	free(log);
@@ -393,7 +220,7 @@ static void assert_logged(int sv, const char *line)
 
 static void assert_not_logged(int sv, const char *line)
 {
-	char *log = slurp(fx.sv[sv].log);
+	char *log = slurp(fx.sv[sv].srv.log);
 	if (log && strstr(log, line))
 		fail_msg("%s.log has \"%s\":\n%s", fx.sv[sv].name, line, log);
 	free(log);
@@ -507,8 +334,8 @@ static const expectation *expectation_for(const char *stem, size_t *index)
 static bool check_capture(const char *dir, const char *file, bool seen[N_EXPECTED])
 {
 	char path[PATH_MAX], stem[NAME_MAX + 1];
-	textf(path, sizeof path, "%s/%s", dir, file);
-	textf(stem, sizeof stem, "%.*s", (int)(strlen(file) - 4), file);
+	tl_textf(path, sizeof path, "%s/%s", dir, file);
+	tl_textf(stem, sizeof stem, "%.*s", (int)(strlen(file) - 4), file);
 	size_t idx = 0;
 	const expectation *want = expectation_for(stem, &idx);
 	char *text = slurp(path);
@@ -577,7 +404,7 @@ static void test_captured_pip_output(void **state)
 {
 	(void)state;
 	char dir[PATH_MAX];
-	fixture_path(dir, sizeof dir, "pip-output");
+	tl_fixture_path(dir, sizeof dir, "pip-output");
 	size_t n = 0, bad = 0;
 	char **names = list_captures(dir, &n);
 	bool seen[N_EXPECTED] = { false };
@@ -774,7 +601,7 @@ static void test_probe_faults(void **state)
 	index_url(url, sizeof url, SV_EMPTY, "/simple/");
 	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "HTTP 404");
 	assert_logged(SV_EMPTY, "GET /simple/pwtest-alpha/ 404\n");
-	textf(url, sizeof url, "http://127.0.0.1:%d/simple/", dead_port());
+	tl_textf(url, sizeof url, "http://127.0.0.1:%d/simple/", tl_dead_port());
 	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NETWORK, "cannot reach");
 }
 
@@ -784,9 +611,9 @@ static void test_probe_stall(void **state)
 	need_servers();
 	char url[256];
 	index_url(url, sizeof url, SV_STALL, "/simple/");
-	long long t0 = now_ms();
+	long long t0 = tl_now_ms();
 	expect_probe(url, "pwtest-alpha", NULL, NULL, 2, PW_PIP_NETWORK, "cannot reach");
-	long long took = now_ms() - t0;
+	long long took = tl_now_ms() - t0;
 	if (took < 1500 || took > 6000)
 		fail_msg("a 2 s probe of a stalled index took %lld ms", took);
 	assert_logged(SV_STALL, "GET /simple/pwtest-alpha/ STALL\n");
@@ -813,15 +640,15 @@ static void test_probe_proxy(void **state)
 	(void)state;
 	need_servers();
 	char url[256], proxy[64], line[320];
-	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].port);
+	tl_textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].srv.port);
 	index_url(url, sizeof url, SV_OK, "/simple/");
 	expect_probe(url, "pwtest-alpha", proxy, NULL, 5, PW_PIP_NOT_NETWORK, "links: 2");
-	textf(line, sizeof line, "GET %spwtest-alpha/ 200\n", url);
+	tl_textf(line, sizeof line, "GET %spwtest-alpha/ 200\n", url);
 	assert_logged(SV_PROXY, line);
 
 	index_url(url, sizeof url, SV_TLS, "/simple/");
 	expect_probe(url, "pwtest-beta", proxy, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 1");
-	textf(line, sizeof line, "CONNECT localhost:%d 200\n", fx.sv[SV_TLS].port);
+	tl_textf(line, sizeof line, "CONNECT localhost:%d 200\n", fx.sv[SV_TLS].srv.port);
 	assert_logged(SV_PROXY, line);
 
 	/* A proxy that refuses the tunnel (proxyd only reaches loopback). */
@@ -830,7 +657,7 @@ static void test_probe_proxy(void **state)
 	assert_logged(SV_PROXY, "CONNECT nonexistent.invalid:443 403\n");
 
 	/* A proxy that is not there. */
-	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", dead_port());
+	tl_textf(proxy, sizeof proxy, "http://127.0.0.1:%d", tl_dead_port());
 	index_url(url, sizeof url, SV_OK, "/simple/");
 	expect_probe(url, "pwtest-alpha", proxy, NULL, 5, PW_PIP_NETWORK, "cannot reach");
 }
@@ -841,7 +668,7 @@ static void test_probe_ignores_env_proxy(void **state)
 	(void)state;
 	need_servers();
 	char url[256], dead[64];
-	textf(dead, sizeof dead, "http://127.0.0.1:%d", dead_port());
+	tl_textf(dead, sizeof dead, "http://127.0.0.1:%d", tl_dead_port());
 	setenv("http_proxy", dead, 1);
 	setenv("https_proxy", dead, 1);
 	setenv("all_proxy", dead, 1);
@@ -851,15 +678,14 @@ static void test_probe_ignores_env_proxy(void **state)
 	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
 	/* and no_proxy does not exempt a host from the proxy we were given */
 	char proxy[64];
-	textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].port);
+	tl_textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].srv.port);
 	setenv("no_proxy", "*", 1);
 	index_url(url, sizeof url, SV_OK, "/simple/");
 	expect_probe(url, "pwtest-beta", proxy, NULL, 5, PW_PIP_NOT_NETWORK, "links: 1");
 	char line[320];
-	textf(line, sizeof line, "GET %spwtest-beta/ 200\n", url);
+	tl_textf(line, sizeof line, "GET %spwtest-beta/ 200\n", url);
 	assert_logged(SV_PROXY, line);
-	for (const char *const *v = proxy_vars; *v; v++)
-		unsetenv(*v);
+	tl_unset_proxy_env();
 }
 
 static void test_probe_arguments(void **state)
@@ -877,7 +703,8 @@ static void test_probe_arguments(void **state)
 	expect_probe(url, NULL, NULL, NULL, 5, PW_PIP_AMBIGUOUS, "project");
 	expect_probe("ftp://127.0.0.1/simple/", "x", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "cannot use");
 	/* Credentials in the index URL stay out of the detail. */
-	textf(cred, sizeof cred, "http://someone:s3cret@127.0.0.1:%d/status/503/simple/", fx.sv[SV_OK].port);
+	tl_textf(cred, sizeof cred, "http://someone:s3cret@127.0.0.1:%d/status/503/simple/",
+		 fx.sv[SV_OK].srv.port);
 	char *detail = NULL;
 	assert_int_equal(pw_pipclass_probe_index(cred, "pwtest-alpha", NULL, NULL, 5, &detail), PW_PIP_NETWORK);
 	assert_has(detail, "HTTP 503");

@@ -23,6 +23,7 @@
 #include "guard.h"
 #include "paths.h"
 #include "runner.h"
+#include "testlib.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,20 +44,10 @@ static char g_python[256]; /* the interpreter itself: its sys.executable */
 
 /* ---------------------------------------------------------------- helpers */
 
-/* T/rel, in one of eight rotating buffers: for immediate use only. */
+/* T/rel: for immediate use only (see tl_path). */
 static const char *tpath(const char *rel)
 {
-	static char buf[8][PATH_MAX];
-	static int next;
-	char *b = buf[next++ % 8];
-	snprintf(b, PATH_MAX, "%s/%s", g_tmp, rel);
-	return b;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0;
+	return tl_path(g_tmp, rel);
 }
 
 static void ok(pw_err *e)
@@ -82,14 +73,6 @@ static void mkdirs(const char *path)
 	ok(pw_paths_mkdirs(path, 0755));
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-}
-
 static char *read_text(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -105,7 +88,7 @@ static char *read_text(const char *path)
 
 static void write_script(const char *path, const char *text)
 {
-	write_text(path, text);
+	tl_write_text(path, text);
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
@@ -128,7 +111,7 @@ static void fake_env(const char *dir, const char *cfg, const char *python, bool 
 	mkdirs(p);
 	if (cfg) {
 		snprintf(p, sizeof p, "%s/pyvenv.cfg", dir);
-		write_text(p, cfg);
+		tl_write_text(p, cfg);
 	}
 }
 
@@ -207,8 +190,8 @@ static void make_workspace(void)
 	fake_env(tpath("ws/stale"), "VERSION = 3.8.10\n", "/nonexistent/python3", false);
 	fake_env(tpath("ws/conda1"), NULL, g_python, false);
 	mkdirs(tpath("ws/conda1/conda-meta"));
-	write_text(tpath("ws/conda1/conda-meta/python-dateutil-2.8.2-pyhd8ed1ab_0.json"), "{}");
-	write_text(tpath("ws/conda1/conda-meta/python-3.12.1-hab00c5b_1_cpython.json"), "{}");
+	tl_write_text(tpath("ws/conda1/conda-meta/python-dateutil-2.8.2-pyhd8ed1ab_0.json"), "{}");
+	tl_write_text(tpath("ws/conda1/conda-meta/python-3.12.1-hab00c5b_1_cpython.json"), "{}");
 	fake_env(tpath("ws/legacy/.venv"), NULL, g_python, false);
 	mkdirs(tpath("ws/plain/src/pkg"));
 	fake_env(tpath("outside/venvo"), "version = 3.11.2\n", g_python, false);
@@ -358,7 +341,7 @@ static const char old_python[] =
 
 static void make_fake_pythons(void)
 {
-	if (exists(tpath("fake/python3")))
+	if (tl_exists(tpath("fake/python3")))
 		return;
 	mkdirs(tpath("fake"));
 	write_script(tpath("fake/python3"), old_python);
@@ -553,7 +536,7 @@ static void test_create_none_then_repair(void **state)
 	pw_venv_create_result_clear(&r);
 	char pip[PATH_MAX];
 	snprintf(pip, sizeof pip, "%s/bin/pip", target);
-	assert_false(exists(pip));
+	assert_false(tl_exists(pip));
 	pw_venv_info i;
 	ok(pw_venv_inspect(target, &i));
 	assert_false(i.has_pip);
@@ -575,11 +558,11 @@ static void test_create_refuses_busy_target(void **state)
 {
 	(void)state;
 	mkdirs(tpath("cw/busy"));
-	write_text(tpath("cw/busy/notes.txt"), "mine\n");
+	tl_write_text(tpath("cw/busy/notes.txt"), "mine\n");
 	pw_venv_create_opts o = create_opts(tpath("cw/busy"), PW_SEED_NONE, NULL);
 	pw_venv_create_result r;
 	fails(pw_venv_create(&o, &r), PW_ERR_REFUSED, "not an environment");
-	assert_true(exists(tpath("cw/busy/notes.txt")));
+	assert_true(tl_exists(tpath("cw/busy/notes.txt")));
 	o.target = "relative/path";
 	fails(pw_venv_create(&o, &r), PW_ERR_USAGE, NULL);
 }
@@ -605,13 +588,13 @@ static void test_create_missing_venv_module(void **state)
 	assert_non_null(pw_err_hint(e));
 	assert_non_null(strstr(pw_err_hint(e), "python3.11-venv"));
 	pw_err_free(e);
-	assert_false(exists(tpath("cw/newparent")));
+	assert_false(tl_exists(tpath("cw/newparent")));
 	assert_null(r.python);
 
 	o.base = tpath("fake/python3"); /* too old */
 	make_fake_pythons();
 	fails(pw_venv_create(&o, &r), PW_ERR_USAGE, "3.8");
-	assert_false(exists(tpath("cw/newparent")));
+	assert_false(tl_exists(tpath("cw/newparent")));
 }
 
 /* -------------------------------------------------------------- removal */
@@ -622,26 +605,26 @@ static void test_remove(void **state)
 	fake_env(tpath("rw/v1"), "version = 3.11.2\n", g_python, false);
 	fake_env(tpath("rw/v2"), "version = 3.11.2\n", g_python, false);
 	mkdirs(tpath("rw/plain"));
-	write_text(tpath("rw/plain/keep.txt"), "keep\n");
+	tl_write_text(tpath("rw/plain/keep.txt"), "keep\n");
 	link_to(tpath("rw/v2"), tpath("rw/link"));
 	fake_env(tpath("rw-out/v3"), "version = 3.11.2\n", g_python, false);
 	pw_guard *g = guard_for(tpath("rw"));
 
 	ok(pw_venv_remove(g, "v1"));
-	assert_false(exists(tpath("rw/v1")));
-	assert_true(exists(g_python)); /* its bin/python link was not followed */
+	assert_false(tl_exists(tpath("rw/v1")));
+	assert_true(tl_exists(g_python)); /* its bin/python link was not followed */
 
 	fails(pw_venv_remove(g, "plain"), PW_ERR_REFUSED, "not an environment: no pyvenv.cfg");
-	assert_true(exists(tpath("rw/plain/keep.txt")));
+	assert_true(tl_exists(tpath("rw/plain/keep.txt")));
 
 	fails(pw_venv_remove(g, tpath("rw/link")), PW_ERR_REFUSED, "symlink");
-	assert_true(exists(tpath("rw/link")));
-	assert_true(exists(tpath("rw/v2/pyvenv.cfg")));
+	assert_true(tl_exists(tpath("rw/link")));
+	assert_true(tl_exists(tpath("rw/v2/pyvenv.cfg")));
 
 	fails(pw_venv_remove(g, tpath("rw-out/v3")), PW_ERR_REFUSED, NULL);
-	assert_true(exists(tpath("rw-out/v3/pyvenv.cfg")));
+	assert_true(tl_exists(tpath("rw-out/v3/pyvenv.cfg")));
 	fails(pw_venv_remove(g, "../rw-out/v3"), PW_ERR_REFUSED, NULL);
-	assert_true(exists(tpath("rw-out/v3/pyvenv.cfg")));
+	assert_true(tl_exists(tpath("rw-out/v3/pyvenv.cfg")));
 	fails(pw_venv_remove(g, "missing"), PW_ERR_NOTFOUND, NULL);
 	pw_guard_free(&g);
 
@@ -649,7 +632,7 @@ static void test_remove(void **state)
 	g = guard_for(tpath("rw/v2"));
 	fails(pw_venv_remove(g, tpath("rw/v2")), PW_ERR_REFUSED, "allowed root");
 	fails(pw_venv_remove(g, "."), PW_ERR_REFUSED, NULL);
-	assert_true(exists(tpath("rw/v2/pyvenv.cfg")));
+	assert_true(tl_exists(tpath("rw/v2/pyvenv.cfg")));
 	pw_guard_free(&g);
 }
 
@@ -736,7 +719,7 @@ static void test_workspace_state(void **state)
 	assert_string_equal(text, "*\n");
 	free(text);
 	/* A .gitignore already there is left as it is. */
-	write_text(tpath("wss/.pyward/.gitignore"), "cache/\n");
+	tl_write_text(tpath("wss/.pyward/.gitignore"), "cache/\n");
 	ok(pw_venv_workspace_state(tpath("wss"), NULL, NULL));
 	text = read_text(tpath("wss/.pyward/.gitignore"));
 	assert_string_equal(text, "cache/\n");
