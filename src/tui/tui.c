@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "i18n.h"
 #include "paths.h"
+#include "runtime.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -48,13 +49,43 @@ static bool use_unicode(const pw_tui_opts *o)
 	return !o->ascii && cs && strcmp(cs, "UTF-8") == 0;
 }
 
+/* The frame stops above the key hint line, which has the last row. */
 static void draw_frame(bool unicode)
 {
-	if (unicode)
-		border_set(WACS_D_VLINE, WACS_D_VLINE, WACS_D_HLINE, WACS_D_HLINE,
-			   WACS_D_ULCORNER, WACS_D_URCORNER, WACS_D_LLCORNER, WACS_D_LRCORNER);
+	int bottom = LINES - 2, right = COLS - 1;
+	if (unicode) {
+		mvhline_set(0, 1, WACS_D_HLINE, right - 1);
+		mvhline_set(bottom, 1, WACS_D_HLINE, right - 1);
+		mvvline_set(1, 0, WACS_D_VLINE, bottom - 1);
+		mvvline_set(1, right, WACS_D_VLINE, bottom - 1);
+		mvadd_wch(0, 0, WACS_D_ULCORNER);
+		mvadd_wch(0, right, WACS_D_URCORNER);
+		mvadd_wch(bottom, 0, WACS_D_LLCORNER);
+		mvadd_wch(bottom, right, WACS_D_LRCORNER);
+	} else {
+		mvhline(0, 1, '-', right - 1);
+		mvhline(bottom, 1, '-', right - 1);
+		mvvline(1, 0, '|', bottom - 1);
+		mvvline(1, right, '|', bottom - 1);
+		mvaddch(0, 0, '+');
+		mvaddch(0, right, '+');
+		mvaddch(bottom, 0, '+');
+		mvaddch(bottom, right, '+');
+	}
+}
+
+/* One line on the managed runtime's honest state. */
+static void draw_runtime(const pw_tui_opts *o, int row)
+{
+	pw_runtime_info info;
+	pw_runtime_status(o->box_root, &info);
+	if (info.state == PW_RUNTIME_INSTALLED)
+		mvprintw(row, 3, _("Runtime:    CPython %s (%s)"), info.version, info.platform ? info.platform : "?");
+	else if (info.state == PW_RUNTIME_BROKEN)
+		mvprintw(row, 3, _("Runtime:    broken: %.*s"), COLS - 24, info.why ? info.why : "?");
 	else
-		border('|', '|', '-', '-', '+', '+', '+', '+');
+		mvprintw(row, 3, _("Runtime:    not provisioned ('pyward runtime install')"));
+	pw_runtime_info_clear(&info);
 }
 
 static int count_operations(const char *box_root)
@@ -93,13 +124,14 @@ static void draw_screen(const pw_tui_opts *o, int ops)
 	mvprintw(2, 3, _("Box root:   %.*s"), COLS - 20, o->box_root);
 	mvprintw(3, 3, _("Workspace:  %.*s"), COLS - 20, o->workspace);
 	mvprintw(4, 3, _("Mode:       %s"), o->mode);
+	draw_runtime(o, 6);
 	if (ops >= 0)
 		mvprintw(5, 3, _("Catalog:    %d operations recorded"), ops);
 	else
 		mvprintw(5, 3, _("Catalog:    unreadable (run 'pyward history' for details)"));
-	mvprintw(7, 3, _("The panes for the runtime, downloads, environments, attempts"));
-	mvprintw(8, 3, _("and history are not built yet. Use the command line meanwhile:"));
-	mvprintw(9, 5, "pyward --help");
+	mvprintw(8, 3, _("The panes for the runtime, downloads, environments, attempts"));
+	mvprintw(9, 3, _("and history are not built yet. Use the command line meanwhile:"));
+	mvprintw(10, 5, "pyward --help");
 	attron(A_REVERSE);
 	mvprintw(LINES - 1, 0, "%-*s", COLS, _(" q quit   r refresh"));
 	attroff(A_REVERSE);

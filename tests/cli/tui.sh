@@ -7,7 +7,7 @@ make_world
 SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 10
+plan 14
 
 # wait_for TEXT: poll the pane (at most 5 s) until TEXT appears.
 wait_for() {
@@ -28,6 +28,8 @@ ok "the screen draws at 80x24" wait_for "Box root:"
 like "$SCREEN" "pyward [0-9.]+" "the title names pyward and its version"
 like "$SCREEN" "Workspace: +$WORLD/ws" "the workspace is shown"
 like "$SCREEN" "q quit" "the key hint line is shown"
+like "$SCREEN" "Runtime: +not provisioned" "the runtime's state is shown honestly"
+like "$(printf '%s\n' "$SCREEN" | sed -n 23p)" "^╚═+╝$" "the frame ends above the hint line"
 
 T resize-window -t main -x 60 -y 20
 ok "a small terminal gets a clear notice" wait_for "terminal too small (need 80x24)"
@@ -44,6 +46,12 @@ T new-session -d -s dumb -x 80 -y 24 \
 	"env TERM=dumb '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "TERM=dumb is refused with exit 2" wait_for "EXITED rc=2"
 like "$SCREEN" "use the command line" "the refusal points at the CLI"
+
+S=ascii
+T new-session -d -s ascii -x 80 -y 24 \
+	"env TERM=xterm LC_ALL=C '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
+ok "a non-UTF-8 locale draws the screen" wait_for "Box root:"
+like "$(printf '%s\n' "$SCREEN" | head -n 1)" "^\+- pyward" "with ASCII line drawing"
 
 S=unknown
 T new-session -d -s unknown -x 80 -y 24 \
