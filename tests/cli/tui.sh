@@ -24,7 +24,7 @@ wait_for() {
 S=main
 T -f /dev/null new-session -d -s main -x 80 -y 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
-ok "the screen draws at 80x24" wait_for "Box root:"
+ok "the screen draws at 80x24" wait_for "q quit"
 like "$SCREEN" "pyward [0-9.]+" "the title names pyward and its version"
 like "$SCREEN" "Workspace: +$WORLD/ws" "the workspace is shown"
 like "$SCREEN" "q quit" "the key hint line is shown"
@@ -50,7 +50,7 @@ like "$SCREEN" "use the command line" "the refusal points at the CLI"
 S=ascii
 T new-session -d -s ascii -x 80 -y 24 \
 	"env TERM=xterm LC_ALL=C '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
-ok "a non-UTF-8 locale draws the screen" wait_for "Box root:"
+ok "a non-UTF-8 locale draws the screen" wait_for "q quit"
 like "$(printf '%s\n' "$SCREEN" | head -n 1)" "^\+- pyward" "with ASCII line drawing"
 
 S=unknown
