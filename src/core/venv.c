@@ -1276,15 +1276,19 @@ static pw_err *run_ensurepip(const char *python, const struct job *j, const char
 	return e;
 }
 
-static pw_err *verify_pip(const char *venv, const struct job *j)
+/* Run a pip check in the new environment; its stdout must contain expect. */
+static pw_err *check_pip(const char *venv, const struct job *j, const char *const *tail, const char *shown,
+			 const char *expect)
 {
 	char *python = join(venv, "bin/python");
-	const char *argv[] = { python, "-I", "-m", "pip", "--version", NULL };
-	char *what = xasprintf(_("%s -m pip --version"), python);
+	const char *argv[8] = { python, "-I" };
+	for (size_t i = 0; tail[i] && i < 5; i++)
+		argv[i + 2] = tail[i];
+	char *what = xasprintf("%s %s", python, shown);
 	pw_run_result *r = NULL;
 	pw_err *e = run_checked(argv, j, PIP_CHECK_S, PROBE_CAP, what, &r);
-	if (!e && !starts_with(pw_run_result_output(r, PW_STREAM_STDOUT), "pip "))
-		e = pw_err_new(PW_ERR_FAILED, NULL, _("%s did not print pip's version"), what);
+	if (!e && !strstr(pw_run_result_output(r, PW_STREAM_STDOUT), expect))
+		e = pw_err_new(PW_ERR_FAILED, NULL, _("%s did not show a pip of the environment"), what);
 	if (e && pw_err_code(e) == PW_ERR_FAILED)
 		pw_err_prefix(e, _("pip does not work in %s"), venv);
 	pw_run_result_free(&r);
@@ -1293,24 +1297,19 @@ static pw_err *verify_pip(const char *venv, const struct job *j)
 	return e;
 }
 
-/* After a fast seed: pip imports from the new site-packages and names the
- * version we unpacked. Cheaper than `pip --version`, whose first run
- * compiles pip's bytecode; the full check is kept for ensurepip seeding. */
+static pw_err *verify_pip(const char *venv, const struct job *j)
+{
+	const char *tail[] = { "-m", "pip", "--version", NULL };
+	return check_pip(venv, j, tail, "-m pip --version", "pip ");
+}
+
+/* After a fast seed: pip imports from the new site-packages. Cheaper than
+ * `pip --version`, whose first run compiles pip's bytecode; the full check
+ * is kept for ensurepip seeding. */
 static pw_err *verify_seeded_pip(const char *venv, const struct job *j)
 {
-	char *python = join(venv, "bin/python");
-	const char *argv[] = { python, "-I", "-B", "-c", "import pip, sys; print('pip', pip.__version__, pip.__file__)", NULL };
-	char *what = xasprintf(_("%s -c 'import pip'"), python);
-	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, j, PIP_CHECK_S, PROBE_CAP, what, &r);
-	if (!e && !strstr(pw_run_result_output(r, PW_STREAM_STDOUT), venv))
-		e = pw_err_new(PW_ERR_FAILED, NULL, _("%s imported a pip from outside the environment"), what);
-	if (e && pw_err_code(e) == PW_ERR_FAILED)
-		pw_err_prefix(e, _("pip does not work in %s"), venv);
-	pw_run_result_free(&r);
-	free(what);
-	free(python);
-	return e;
+	const char *tail[] = { "-B", "-c", "import pip; print('pip', pip.__version__, pip.__file__)", NULL };
+	return check_pip(venv, j, tail, "-c 'import pip'", venv);
 }
 
 /* ------------------------------------------------------------ the wheel */
