@@ -321,13 +321,18 @@ pw_err *pw_cli_require_write(const pw_cli *cli, const char *what)
 			  _("%s is a change, and the mode is read-only"), what);
 }
 
+void pw_cli_print_error(const pw_cli *cli, const pw_err *e)
+{
+	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_err_message(e));
+	if (pw_err_hint(e))
+		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_err_hint(e));
+}
+
 int pw_cli_report(const pw_cli *cli, const pw_err *e)
 {
 	if (!e)
 		return 0;
-	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_err_message(e));
-	if (pw_err_hint(e))
-		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_err_hint(e));
+	pw_cli_print_error(cli, e);
 	if (cli->json) {
 		json_t *j = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error",
 				      "code", pw_err_code_name(pw_err_code(e)),
@@ -341,6 +346,13 @@ int pw_cli_report(const pw_cli *cli, const pw_err *e)
 		}
 	}
 	return pw_err_exit_status(e);
+}
+
+int pw_cli_fail(const pw_cli *cli, pw_err *e)
+{
+	int rc = pw_cli_report(cli, e);
+	pw_err_free(e);
+	return rc;
 }
 
 void pw_cli_print_help(const pw_cli *cli, FILE *out)
@@ -394,6 +406,14 @@ pw_err *pw_cli_catalog_rw(pw_cli *cli, pw_catalog **cat)
 		return e;
 	char *path = pw_paths_catalog(cli->box_root);
 	e = pw_catalog_open(path, PW_CATALOG_READ_WRITE, cat);
+	free(path);
+	return e;
+}
+
+pw_err *pw_cli_catalog_ro(pw_cli *cli, pw_catalog **cat)
+{
+	char *path = pw_paths_catalog(cli->box_root);
+	pw_err *e = pw_catalog_open(path, PW_CATALOG_READ_ONLY, cat);
 	free(path);
 	return e;
 }

@@ -89,12 +89,18 @@ pw_err *pw_cli_require_write(const pw_cli *cli, const char *what);
 void pw_cli_usage_error(const pw_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Report an error (human on stderr; JSON on stdout too with --json); returns its exit status. */
 int pw_cli_report(const pw_cli *cli, const pw_err *e);
+/* pw_cli_report, then free e; returns its exit status. */
+int pw_cli_fail(const pw_cli *cli, pw_err *e);
+/* Only the human lines on stderr (for commands whose JSON carries the error itself). */
+void pw_cli_print_error(const pw_cli *cli, const pw_err *e);
 void pw_cli_print_help(const pw_cli *cli, FILE *out);
 void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out);
 void pw_cli_free(pw_cli *cli);
 
 const char *pw_mode_name(pw_mode m);
 
+/* Open the box's catalog for reading only (a missing one reads as empty). */
+pw_err *pw_cli_catalog_ro(pw_cli *cli, pw_catalog **cat);
 /* Open the box's catalog for writing (creating it). */
 pw_err *pw_cli_catalog_rw(pw_cli *cli, pw_catalog **cat);
 /* Record the start of an operation (kind, target, this command line). */

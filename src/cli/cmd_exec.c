@@ -101,11 +101,8 @@ static int run_exec(pw_cli *cli, int argc, char **argv)
 	char *python = NULL;
 	if (!e)
 		e = pw_runtime_python(cli->box_root, &python);
-	if (e) {
-		int rc = pw_cli_report(cli, e);
-		pw_err_free(e);
-		return rc;
-	}
+	if (e)
+		return pw_cli_fail(cli, e);
 	const char **av = build_argv(python, argc, argv, first);
 	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
 	pw_run_opts o = {

@@ -6,7 +6,6 @@
 
 #include "catalog.h"
 #include "i18n.h"
-#include "paths.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -206,12 +205,7 @@ static void print_table(const pw_op_list *ops)
 static pw_err *open_catalog(pw_cli *cli, pw_catalog **cat)
 {
 	pw_err *e = pw_cli_prepare(cli);
-	if (e)
-		return e;
-	char *path = pw_paths_catalog(cli->box_root);
-	e = pw_catalog_open(path, PW_CATALOG_READ_ONLY, cat);
-	free(path);
-	return e;
+	return e ? e : pw_cli_catalog_ro(cli, cat);
 }
 
 static int list_operations(pw_cli *cli, const pw_op_filter *f)

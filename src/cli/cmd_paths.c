@@ -61,11 +61,8 @@ static int run_paths(pw_cli *cli, int argc, char **argv)
 		return PW_EXIT_USAGE;
 	}
 	pw_err *e = pw_cli_prepare(cli);
-	if (e) {
-		int rc = pw_cli_report(cli, e);
-		pw_err_free(e);
-		return rc;
-	}
+	if (e)
+		return pw_cli_fail(cli, e);
 	char *catalog = pw_paths_catalog(cli->box_root);
 	int rc = 0;
 	if (cli->json)

@@ -9,7 +9,6 @@
 #include "clock.h"
 #include "fetch.h"
 #include "i18n.h"
-#include "paths.h"
 #include "pins.h"
 #include "pip.h"
 #include "runner.h"
@@ -72,13 +71,6 @@ static int handle_option(int code, const char *arg, void *ud)
 		return 2;
 	}
 	return 2;
-}
-
-static int fail(pw_cli *cli, pw_err *e)
-{
-	int rc = pw_cli_report(cli, e);
-	pw_err_free(e);
-	return rc;
 }
 
 static void mb(int64_t bytes, char *buf, size_t size)
@@ -183,7 +175,7 @@ static int run_status(pw_cli *cli, const runtime_args *a)
 	pw_runtime_info info;
 	pw_err *e = pw_runtime_status(cli->box_root, &info);
 	if (e)
-		return fail(cli, e);
+		return pw_cli_fail(cli, e);
 	pw_pins *pins = NULL;
 	const pw_pin *pin = NULL;
 	pw_err_free(load_pin(cli, a, &pins, &pin)); /* the pin only adds the size hint */
@@ -351,7 +343,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 	pw_cli_op_end(cat, op, e);
 	if (!e)
 		print_install_result(cli, &p, &r);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	pw_runtime_install_result_clear(&r);
 	pw_catalog_close(&cat);
 	free(target);
@@ -367,10 +359,7 @@ static int run_verify(pw_cli *cli)
 	int64_t op = 0;
 	pw_runtime_verify_result r = { 0 };
 	/* verify writes only its own record; in read-only mode it reads the catalog. */
-	char *path = pw_paths_catalog(cli->box_root);
-	pw_err *e = cli->mode == PW_MODE_READ_ONLY ? pw_catalog_open(path, PW_CATALOG_READ_ONLY, &cat)
-						   : pw_cli_catalog_rw(cli, &cat);
-	free(path);
+	pw_err *e = cli->mode == PW_MODE_READ_ONLY ? pw_cli_catalog_ro(cli, &cat) : pw_cli_catalog_rw(cli, &cat);
 	if (!e && cli->mode != PW_MODE_READ_ONLY)
 		e = pw_cli_op_begin(cli, cat, "runtime.verify", "current", &op);
 	if (!e)
@@ -380,7 +369,7 @@ static int run_verify(pw_cli *cli)
 	pw_cli_op_end(cat, op, e ? e : verdict);
 	int rc = 0;
 	if (e) {
-		rc = fail(cli, e);
+		rc = pw_cli_fail(cli, e);
 	} else if (cli->json) {
 		json_t *lines = json_array();
 		for (size_t i = 0; i < r.line_count; i++)
@@ -419,7 +408,7 @@ static int run_rollback(pw_cli *cli)
 	if (!e)
 		e = pw_runtime_rollback(cli->box_root, cat, &version);
 	pw_cli_op_end(cat, op, e);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "current_version", version));
 	else if (!e)
@@ -443,7 +432,7 @@ static int run_remove(pw_cli *cli)
 	if (!e)
 		e = pw_runtime_remove(cli->box_root, cat, &removed);
 	pw_cli_op_end(cat, op, e);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:b}", "schema", 1, "removed", removed > 0));
 	else if (!e)
@@ -534,7 +523,7 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 						 "outcome", e ? "failed" : "ok", "attempts", pw_cli_attempts_json(&res)));
 	else if (res.count && cli->verbosity >= 0)
 		pw_cli_print_attempts(&res);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && !cli->json)
 		printf(_("the baseline from %s is installed in the managed runtime\n"), reqs);
 	pw_pip_result_clear(&res);
@@ -560,7 +549,7 @@ static int run_runtime(pw_cli *cli, int argc, char **argv)
 	}
 	pw_err *e = pw_cli_prepare(cli);
 	if (e)
-		return fail(cli, e);
+		return pw_cli_fail(cli, e);
 	const char *sub = argv[first];
 	if (strcmp(sub, "status") == 0)
 		return run_status(cli, &a);

@@ -90,13 +90,6 @@ static int handle_option(int code, const char *arg, void *ud)
 	return 2;
 }
 
-static int fail(pw_cli *cli, pw_err *e)
-{
-	int rc = pw_cli_report(cli, e);
-	pw_err_free(e);
-	return rc;
-}
-
 /* ---------------------------------------------------------------- helpers */
 
 static double budget(const pw_cli *cli, double dflt)
@@ -159,7 +152,7 @@ static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
 				     pw_clock_deadline_after(budget(cli, DISCOVER_BUDGET_S)), &l);
 	free(start);
 	if (e)
-		return fail(cli, e);
+		return pw_cli_fail(cli, e);
 	if (cli->json) {
 		json_t *envs = json_array(), *roots = json_array();
 		for (size_t i = 0; i < l.count; i++)
@@ -268,7 +261,7 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 		e = pw_cli_catalog_rw(cli, &cat);
 	if (!e)
 		e = create_env(cli, a, target, &ce, cat, &c);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!rc)
 		print_created(cli, &c);
 	created_clear(&c);
@@ -484,10 +477,9 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 			       (long long)op, (long long)op);
 		return 0;
 	}
+	/* With --json the result object above carries the error already. */
 	int rc = pw_err_exit_status(e);
-	fprintf(stderr, _("pyward: error: %s\n"), pw_err_message(e));
-	if (pw_err_hint(e))
-		fprintf(stderr, _("pyward: hint: %s\n"), pw_err_hint(e));
+	pw_cli_print_error(cli, e);
 	pw_err_free(e);
 	return rc;
 }
@@ -525,7 +517,7 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	}
 	int rc;
 	if (e && !op) {
-		rc = fail(cli, e);
+		rc = pw_cli_fail(cli, e);
 	} else {
 		if (!e)
 			e = run_pip(cli, a, job, venv, &specs, &ce, cat, op, &res);
@@ -565,7 +557,7 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 	if (!e)
 		e = pw_venv_remove(cli->guard, target);
 	pw_cli_op_end(cat, op, e);
-	int rc = e ? fail(cli, e) : 0;
+	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "removed", target));
 	else if (!e)
@@ -591,7 +583,7 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 	}
 	pw_err *e = pw_cli_prepare(cli);
 	if (e)
-		return fail(cli, e);
+		return pw_cli_fail(cli, e);
 	const char *sub = argv[first];
 	int nops = argc - first - 1;
 	char **ops = argv + first + 1;

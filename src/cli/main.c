@@ -38,11 +38,8 @@ static int start_tui(pw_cli *cli)
 		return PW_EXIT_USAGE;
 	}
 	pw_err *e = pw_cli_prepare(cli);
-	if (e) {
-		int rc = pw_cli_report(cli, e);
-		pw_err_free(e);
-		return rc;
-	}
+	if (e)
+		return pw_cli_fail(cli, e);
 	pw_tui_opts o = {
 		.box_root = cli->box_root,
 		.workspace = cli->workspace,
