@@ -184,6 +184,20 @@ int pw_cli_parse_globals(pw_cli *cli, int argc, char **argv)
 	return optind;
 }
 
+bool pw_cli_global_takes_value(const char *arg)
+{
+	if (arg[0] != '-')
+		return false;
+	if (arg[1] != '-') { /* a short option, given alone */
+		const char *spec = arg[1] && !arg[2] ? strchr(GLOBAL_SHORTOPTS, arg[1]) : NULL;
+		return spec && spec[1] == ':';
+	}
+	for (size_t i = 0; i < GLOBAL_COUNT; i++)
+		if (strcmp(arg + 2, global_longopts[i].name) == 0)
+			return global_longopts[i].has_arg == required_argument;
+	return false;
+}
+
 static struct option *merge_options(const struct option *cmd, size_t *count)
 {
 	size_t n = 0;

@@ -81,6 +81,9 @@ int pw_cli_parse_globals(pw_cli *cli, int argc, char **argv);
 int pw_cli_parse_command(pw_cli *cli, const pw_cmd *cmd, int argc, char **argv,
 			 const char *shortopts, const struct option *longopts,
 			 int (*handle)(int code, const char *arg, void *ud), void *ud);
+/* True when arg is a global option whose value is the next word
+ * ("--timeout", "-C"; not "--timeout=5"). */
+bool pw_cli_global_takes_value(const char *arg);
 /* Load settings, resolve the box root, workspace and guard roots. */
 pw_err *pw_cli_prepare(pw_cli *cli);
 /* Fail closed when the mode does not allow a mutation. */

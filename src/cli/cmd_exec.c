@@ -52,20 +52,11 @@ static const char **build_argv(const char *python, int argc, char **argv, int fi
 
 /* Where the interpreter's own arguments begin: after "--", or at "-c", "-"
  * or the first word that is not an option. Options before it are pyward's. */
-static bool takes_value(const char *opt)
-{
-	static const char *const with_value[] = { "--box-root", "-C", "--workspace", "--root", "--mode", "--timeout" };
-	for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
-		if (strcmp(opt, with_value[i]) == 0)
-			return true;
-	return false;
-}
-
 static int python_args_start(int argc, char **argv, bool *dashdash)
 {
 	*dashdash = false;
 	for (int i = 1; i < argc; i++) {
-		if (takes_value(argv[i])) {
+		if (pw_cli_global_takes_value(argv[i])) {
 			i++;
 			continue;
 		}
