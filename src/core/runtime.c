@@ -360,16 +360,19 @@ static const char *error_class(const pw_err *e)
 	}
 }
 
-static pw_err *download(const pw_runtime_install_opts *o, char **archive, pw_runtime_install_result *r)
+static char *cache_path(const pw_runtime_install_opts *o)
+{
+	return xasprintf("%s/cache/downloads/%s.tar.gz", o->box_root, o->pin->sha256);
+}
+
+/* Fetch the pinned archive to dest (the cache), recording the attempt. */
+static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_runtime_install_result *r)
 {
 	char *cache = xasprintf("%s/cache/downloads", o->box_root);
 	pw_err *e = pw_paths_mkdirs(cache, 0755);
-	char *dest = xasprintf("%s/%s.tar.gz", cache, o->pin->sha256);
 	free(cache);
-	if (e) {
-		free(dest);
+	if (e)
 		return e;
-	}
 	char started[40];
 	pw_clock_iso_now(started, sizeof started);
 	int64_t t0 = pw_clock_mono_ms();
@@ -385,12 +388,7 @@ static pw_err *download(const pw_runtime_install_opts *o, char **archive, pw_run
 	if (!r->reused_cache)
 		record_download(o, e ? error_class(e) : "ok", e ? 1 : 0, t0, started,
 				e ? pw_err_message(e) : NULL);
-	if (e) {
-		free(dest);
-		return e;
-	}
-	*archive = dest;
-	return NULL;
+	return e;
 }
 
 /* ---------------------------------------------------------------- extract */
@@ -572,15 +570,15 @@ static void *stream_worker(void *ud)
 	return NULL;
 }
 
-static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char *dest, char **archive,
-				   const char *target, pw_runtime_install_result *r, pw_manifest *m)
+static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char *dest, const char *target,
+				   pw_runtime_install_result *r, pw_manifest *m)
 {
 	stream s = { .o = o, .part = xasprintf("%s.part", dest), .fd = -1, .archive = dest, .target = target,
 		     .r = r, .m = m, .fed = pw_sha256_new() };
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_t worker;
 	bool started = pthread_create(&worker, NULL, stream_worker, &s) == 0;
-	pw_err *e = download(o, archive, r);
+	pw_err *e = download(o, dest, r);
 	pthread_mutex_lock(&s.mu);
 	s.fetch_done = true;
 	s.fetch_failed = e != NULL;
@@ -592,7 +590,7 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 		s.err = NULL;
 		pw_manifest_clear(m);
 		pw_err_free(pw_extract_remove_tree(target));
-		e = unpack(o, *archive, target, r, m, NULL);
+		e = unpack(o, dest, target, r, m, NULL);
 	}
 	pw_err_free(s.err);
 	pw_sha256_free(&s.fed);
@@ -779,28 +777,22 @@ static bool already_current(const pw_runtime_install_opts *o)
 	return same;
 }
 
-static char *cache_path(const pw_runtime_install_opts *o)
-{
-	return xasprintf("%s/cache/downloads/%s.tar.gz", o->box_root, o->pin->sha256);
-}
-
 /* Get the verified archive and the extracted tree at root. */
-static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, char **archive,
-		      pw_runtime_install_result *r, pw_manifest *m)
+static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, pw_runtime_install_result *r,
+		      pw_manifest *m)
 {
-	pw_err *e = NULL;
-	char *cached = cache_path(o);
 	if (o->archive) {
-		e = check_local_archive(o);
+		pw_err *e = check_local_archive(o);
+		return e ? e : unpack(o, o->archive, root, r, m, NULL);
+	}
+	char *cached = cache_path(o);
+	pw_err *e = NULL;
+	if (access(cached, F_OK) == 0) {
+		e = download(o, cached, r); /* re-checks the cached file's hash */
 		if (!e)
-			e = unpack(o, o->archive, root, r, m, NULL);
-		*archive = e ? NULL : xstrdup(o->archive);
-	} else if (access(cached, F_OK) == 0) {
-		e = download(o, archive, r); /* re-checks the cached file's hash */
-		if (!e)
-			e = unpack(o, *archive, root, r, m, NULL);
+			e = unpack(o, cached, root, r, m, NULL);
 	} else {
-		e = download_and_unpack(o, cached, archive, root, r, m);
+		e = download_and_unpack(o, cached, root, r, m);
 	}
 	free(cached);
 	return e;
@@ -808,14 +800,13 @@ static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, char *
 
 static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_install_result *r)
 {
-	char *archive = NULL;
 	char *name = install_name(o->pin);
 	char *versions = rt_versions(o->box_root);
 	char *root = xasprintf("%s/%s", versions, name);
 	pw_manifest m = { 0 };
 	pw_err *e = pw_paths_mkdirs(versions, 0755);
 	if (!e)
-		e = obtain(o, root, &archive, r, &m);
+		e = obtain(o, root, r, &m);
 	if (!e)
 		e = probe(o, root);
 	if (!e)
@@ -837,7 +828,6 @@ static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_insta
 	free(root);
 	free(versions);
 	free(name);
-	free(archive);
 	return e;
 }
 
