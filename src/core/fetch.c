@@ -208,6 +208,17 @@ static char *url_place(const char *url, bool with_port)
 	return out;
 }
 
+char *pw_fetch_url_host(const char *url)
+{
+	char *host = url_place(url, false);
+	size_t n = host ? strlen(host) : 0;
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') { /* an IPv6 literal */
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = '\0';
+	}
+	return host;
+}
+
 /* Does a no_proxy list cover host? Entries are names or domain suffixes
  * ("example.com" and ".example.com" both cover "a.example.com"); "*" covers
  * all. Ports and address ranges are not looked at: this only decides how an

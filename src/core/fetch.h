@@ -44,6 +44,10 @@ typedef struct pw_fetch_result {
  * PW_ERR_TIMEOUT (deadline; the .part is kept). */
 pw_err *pw_fetch(const pw_fetch_opts *opts, pw_fetch_result *res);
 
+/* The host of url, as a resolver takes it (IPv6 without brackets, no
+ * credentials, no port); NULL when it does not parse. Parsed by libcurl. */
+char *pw_fetch_url_host(const char *url);
+
 /* HEAD (or a ranged GET) to learn the size before asking for consent;
  * -1 when the server does not say. */
 pw_err *pw_fetch_probe_size(const char *url, const char *ca_file, int timeout_s, int64_t *size);

@@ -228,30 +228,11 @@ static pw_err *check_space(const char *box, int64_t size)
 			  (long long)(need / 1000000), (long long)(avail / 1000000));
 }
 
-/* Extract "host" from scheme://[user@]host[:port]/... */
-static char *url_host(const char *url)
-{
-	const char *p = strstr(url, "://");
-	if (!p)
-		return NULL;
-	p += 3;
-	const char *end = p + strcspn(p, "/?#");
-	const char *at = memchr(p, '@', (size_t)(end - p));
-	if (at)
-		p = at + 1;
-	if (*p == '[') {
-		const char *close = memchr(p, ']', (size_t)(end - p));
-		return close ? xstrndup(p + 1, (size_t)(close - p - 1)) : NULL;
-	}
-	const char *colon = memchr(p, ':', (size_t)(end - p));
-	return xstrndup(p, (size_t)((colon ? colon : end) - p));
-}
-
 static pw_err *check_resolves(const char *url)
 {
 	if (getenv("https_proxy") || getenv("HTTPS_PROXY") || getenv("all_proxy") || getenv("ALL_PROXY"))
 		return NULL; /* the proxy resolves it, not us */
-	char *host = url_host(url);
+	char *host = pw_fetch_url_host(url);
 	if (!host || !*host) {
 		free(host);
 		return NULL;
