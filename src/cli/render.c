@@ -3,6 +3,7 @@
 
 #include "cli/render.h"
 
+#include "fetch.h"
 #include "xalloc.h"
 
 #include <langinfo.h>
@@ -44,23 +45,28 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
+/* The command line is recorded in the catalog: a URL argument's
+ * user:password@ is hidden (pw_fetch_url_shown). */
 char *pw_render_cmdline(int argc, char *const *argv)
 {
 	size_t cap = 1;
 	for (int i = 0; i < argc; i++)
-		cap += strlen(argv[i]) * 4 + 3;
+		cap += (strlen(argv[i]) + 3) * 4 + 3; /* "***" may be longer than what it hides */
 	char *out = xmalloc(cap), *p = out;
 	for (int i = 0; i < argc; i++) {
+		char *arg = pw_fetch_url_shown(argv[i]);
 		if (i)
 			*p++ = ' ';
-		if (!needs_quotes(argv[i])) {
-			p = stpcpy(p, argv[i]);
+		if (!needs_quotes(arg)) {
+			p = stpcpy(p, arg);
+			free(arg);
 			continue;
 		}
 		*p++ = '\'';
-		for (const char *s = argv[i]; *s; s++)
+		for (const char *s = arg; *s; s++)
 			p = *s == '\'' ? stpcpy(p, "'\\''") : (*p++ = *s, p);
 		*p++ = '\'';
+		free(arg);
 	}
 	*p = '\0';
 	return out;

@@ -27,6 +27,7 @@
 #include "extract.h"
 #include "clock.h"
 #include "i18n.h"
+#include "decoder.h"
 #include "digest.h"
 #include "xalloc.h"
 
@@ -73,6 +74,8 @@ struct xs {
 	bool reported;
 	pw_sha256 *hash;        /* of the current entry, when recording a manifest */
 	unsigned char *stream_buf; /* for a read callback */
+	pw_decoder *decoder;    /* decompresses on its own thread, when it started */
+	bool disk_full;         /* a write failed with ENOSPC or EDQUOT */
 	char *verified_parent;  /* last folder checked to be real directories */
 	size_t manifest_cap;
 };
@@ -157,21 +160,27 @@ static pw_err *read_error(const struct xs *x)
 }
 
 /* libarchive's own guards report LA_ERRNO_MISC; a real errno is a disk
- * problem. */
-static pw_err *write_error(const struct xs *x, const char *name)
+ * problem, and a full disk (or quota) is said in plain words. */
+static pw_err *write_error(struct xs *x, const char *name)
 {
 	int eno = archive_errno(x->out);
 	const char *why = archive_error_string(x->out);
 	char *shown = shown_name(name);
 	pw_err *e;
-	if (eno == LA_ERRNO_MISC || eno == 0)
+	if (eno == LA_ERRNO_MISC || eno == 0) {
 		e = pw_err_new(PW_ERR_REFUSED, _(hostile_hint),
 			_("archive entry '%s' was refused while writing: %s; "
 			  "the archive was rejected and nothing was installed"),
 			shown, why ? why : _("unknown error"));
-	else
-		e = pw_err_new(PW_ERR_IO, NULL, _("cannot write archive entry '%s': %s"),
-			shown, why ? why : strerror(eno));
+	} else if (eno == ENOSPC || eno == EDQUOT) {
+		x->disk_full = true;
+		e = pw_err_new(PW_ERR_IO, _("free some space on that file system and run again"),
+			_("disk full: no space left to write '%s' into %s (%s)"), shown, x->o->dest,
+			strerror(eno));
+	} else {
+		e = pw_err_new(PW_ERR_IO, NULL, _("cannot write archive entry '%s' into %s: %s"),
+			shown, x->o->dest, strerror(eno));
+	}
 	free(shown);
 	return e;
 }
@@ -390,7 +399,8 @@ static void progress(struct xs *x, bool final)
 		return;
 	x->reported = true;
 	x->last_ms = now;
-	int64_t done = final ? x->archive_size : archive_filter_bytes(x->in, -1);
+	int64_t done = final ? x->archive_size
+		: x->decoder ? pw_decoder_consumed(x->decoder) : archive_filter_bytes(x->in, -1);
 	double secs = (double)(now - x->started_ms) / 1000.0;
 	pw_progress p = { "extract", done, x->archive_size, 0, -1 };
 	if (secs > 0 && done > 0) {
@@ -451,8 +461,10 @@ static pw_err *copy_data(struct xs *x, const char *name, int64_t declared)
 		pw_err *e = check_bytes(x, name, end > declared ? end : declared);
 		if (e)
 			return e;
+		/* libarchive reports a failed or short write(2) (a full disk
+		 * among them) as ARCHIVE_WARN: a file left short is an error. */
 		r = archive_write_data_block(x->out, buf, len, off);
-		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+		if (r != ARCHIVE_OK)
 			return write_error(x, name);
 		hash_block(x, &hashed, buf, len, off);
 		progress(x, false);
@@ -561,8 +573,11 @@ static pw_err *write_entry(struct xs *x, struct archive_entry *ae, const char *n
 	pw_sha256_free(&x->hash);
 	if (e)
 		return e;
+	/* Finishing sets times and modes (a warning when refused) and the
+	 * final size of a sparse file, which a full disk can refuse. */
 	r = archive_write_finish_entry(x->out);
-	if (r == ARCHIVE_WARN)
+	bool no_room = archive_errno(x->out) == ENOSPC || archive_errno(x->out) == EDQUOT;
+	if (r == ARCHIVE_WARN && !no_room)
 		warn_entry(x, x->out, name);
 	else if (r != ARCHIVE_OK)
 		return write_error(x, name);
@@ -668,11 +683,31 @@ static la_ssize_t stream_read(struct archive *a, void *ud, const void **buf)
 	return n;
 }
 
+/* The tar reader's input: the plain bytes the decoder thread produced. */
+static la_ssize_t decoded_read(struct archive *a, void *ud, const void **buf)
+{
+	struct xs *x = ud;
+	ssize_t n = pw_decoder_next(x->decoder, buf);
+	if (n < 0)
+		archive_set_error(a, LA_ERRNO_MISC, "%s", pw_decoder_error(x->decoder));
+	return n;
+}
+
+static int open_reader(struct xs *x)
+{
+	/* Inflating on a second thread lets it overlap with creating files. */
+	x->decoder = pw_decoder_start(x->o->archive, x->o->read, x->o->read_ud);
+	if (x->decoder)
+		return archive_read_open(x->in, x, NULL, decoded_read, NULL);
+	read_filters(x->in);
+	return x->o->read ? archive_read_open(x->in, x, NULL, stream_read, NULL)
+			  : archive_read_open_filename(x->in, x->o->archive, 64 * 1024);
+}
+
 static pw_err *open_archives(struct xs *x)
 {
 	x->in = archive_read_new();
 	x->out = archive_write_disk_new();
-	read_filters(x->in);
 	archive_read_support_format_tar(x->in);
 	/* Not SECURE_NOABSOLUTEPATHS: our pathnames are dest/NAME, absolute by
 	 * construction; absolute NAMEs are refused before that. Not OWNER:
@@ -682,9 +717,7 @@ static pw_err *open_archives(struct xs *x)
 	 * absolute path with openat for every entry (12 opens a file). */
 	archive_write_disk_set_options(x->out, ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_PERM
 		| ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_NO_OVERWRITE);
-	int r = x->o->read ? archive_read_open(x->in, x, NULL, stream_read, NULL)
-			   : archive_read_open_filename(x->in, x->o->archive, 64 * 1024);
-	if (r != ARCHIVE_OK)
+	if (open_reader(x) != ARCHIVE_OK)
 		return read_error(x);
 	return NULL;
 }
@@ -722,16 +755,19 @@ static pw_err *close_archives(struct xs *x, pw_err *e)
 	if (x->in)
 		archive_read_free(x->in);
 	x->in = x->out = NULL;
+	pw_decoder_free(&x->decoder);
 	return e;
 }
 
 static pw_err *make_dest(struct xs *x)
 {
 	const char *dest = x->o->dest;
-	if (mkdir(dest, 0755) < 0)
+	if (mkdir(dest, 0755) < 0) {
+		x->disk_full = errno == ENOSPC || errno == EDQUOT;
 		return pw_err_errno(PW_ERR_IO, errno,
 			errno == EEXIST ? _("the staging directory must not exist yet") : NULL,
 			_("cannot create staging directory %s"), dest);
+	}
 	x->dest = realpath(dest, NULL);
 	if (!x->dest) {
 		int eno = errno;
@@ -766,12 +802,16 @@ pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res)
 	if (res)
 		memset(res, 0, sizeof *res);
 	pw_err *e = start(&x, opts);
+	if (e && res)
+		res->disk_full = x.disk_full;
 	if (e)
 		return e; /* dest is not ours (or was not made): leave it */
 	e = open_archives(&x);
 	if (!e)
 		e = run(&x);
 	e = close_archives(&x, e);
+	if (res)
+		res->disk_full = x.disk_full;
 	if (e) {
 		if (opts->manifest)
 			pw_manifest_clear(opts->manifest);

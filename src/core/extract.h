@@ -16,6 +16,7 @@
 #include "events.h"
 #include "manifest.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,6 +42,7 @@ typedef struct pw_extract_opts {
 typedef struct pw_extract_result {
 	int64_t entries;
 	int64_t bytes;          /* total size of regular files written */
+	bool disk_full;         /* on error: a write failed for want of space (ENOSPC, EDQUOT) */
 } pw_extract_result;
 
 /* PW_ERR_REFUSED for a hostile entry (the message names the entry and the

@@ -38,6 +38,7 @@
 #define PROGRESS_EVERY_MS 100
 #define MAX_ATTEMPTS 2 /* the second only after a 416 for a stale .part */
 #define DEADLINE_SLACK_MS 50
+#define SHOWN_URL_MAX 2048
 
 #define HINT_RESUME \
 	N_("the partial download is kept: run the same command again and it resumes where it stopped")
@@ -79,6 +80,8 @@ typedef struct job {
 	int64_t last_data_ms;
 	int64_t last_report_ms;
 	char errbuf[CURL_ERROR_SIZE];
+	char *shown;           /* o->url with any credentials hidden, for messages */
+	char *shown_effective; /* SHOWN_URL_MAX bytes, filled by effective_url() */
 } job;
 
 /* ---------------------------------------------------------------- curl setup */
@@ -180,12 +183,38 @@ static void set_common(job *j, const char *ca_file)
 
 /* ---------------------------------------------------------------- url words */
 
+/* By hand rather than with libcurl's URL API: that would re-encode and
+ * normalise the rest of the URL, and refuse the malformed ones an error
+ * message most needs to show. The authority ends at the first '/', '?' or
+ * '#' after "://"; its userinfo at the last '@' in it. */
+char *pw_fetch_url_shown(const char *url)
+{
+	if (!url)
+		return xstrdup("");
+	const char *sep = strstr(url, "://");
+	if (!sep)
+		return xstrdup(url);
+	const char *auth = sep + 3;
+	size_t alen = strcspn(auth, "/?#");
+	const char *at = NULL;
+	for (const char *p = auth; p < auth + alen; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return xstrdup(url);
+	return xasprintf("%.*s***%s", (int)(auth - url), url, at);
+}
+
+/* The URL now being fetched (after redirects), credentials hidden. */
 static const char *effective_url(const job *j)
 {
 	char *u = NULL;
-	if (j->curl && curl_easy_getinfo(j->curl, CURLINFO_EFFECTIVE_URL, &u) == CURLE_OK && u)
-		return u;
-	return j->o->url;
+	if (!(j->curl && curl_easy_getinfo(j->curl, CURLINFO_EFFECTIVE_URL, &u) == CURLE_OK && u))
+		return j->shown;
+	char *shown = pw_fetch_url_shown(u);
+	snprintf(j->shown_effective, SHOWN_URL_MAX, "%s", shown);
+	free(shown);
+	return j->shown_effective;
 }
 
 /* "HOST" or "HOST:PORT" of url (the scheme's port when none is written);
@@ -311,10 +340,10 @@ static pw_err *stop_error(const job *j)
 	switch (j->stop) {
 	case STOP_CANCEL:
 		return pw_err_new(PW_ERR_CANCELLED, _(HINT_RESUME), _("the download of %s was interrupted"),
-				  j->o->url);
+				  j->shown);
 	case STOP_DEADLINE:
 		return pw_err_new(PW_ERR_TIMEOUT, _(HINT_BUDGET),
-				  _("the download of %s ran out of its time budget"), j->o->url);
+				  _("the download of %s ran out of its time budget"), j->shown);
 	case STOP_STALL:
 	case STOP_NONE:
 		break;
@@ -324,9 +353,18 @@ static pw_err *stop_error(const job *j)
 
 static pw_err *write_error(const job *j)
 {
-	if (j->write_errno == ENOSPC)
-		return pw_err_new(PW_ERR_IO, _("free some disk space and run again: the download resumes"),
-				  _("disk full while writing %s"), j->o->dest);
+	/* The bytes that arrived are kept: freeing space and running again
+	 * resumes from them instead of fetching them twice. */
+	struct stat st;
+	long long kept = j->fd >= 0 && fstat(j->fd, &st) == 0 ? (long long)st.st_size : (long long)j->have;
+	if (j->write_errno == ENOSPC || j->write_errno == EDQUOT)
+		return pw_err_new(PW_ERR_IO,
+				  _("free some space on that file system and run the same command again: "
+				    "the download resumes where it stopped (or delete the .part file to "
+				    "give its space back)"),
+				  _("disk full: no space left to download %s into %s; the %lld bytes that "
+				    "arrived are kept in %s"),
+				  j->shown, j->o->dest, kept, j->part);
 	return pw_err_errno(PW_ERR_IO, j->write_errno, NULL, _("cannot write %s"), j->part);
 }
 
@@ -349,9 +387,9 @@ static pw_err *http_error(const job *j)
 {
 	const char *eff = effective_url(j);
 	const char *hint = http_hint(j->status);
-	if (strcmp(eff, j->o->url) != 0)
+	if (strcmp(eff, j->shown) != 0)
 		return pw_err_new(PW_ERR_NETWORK, hint, _("HTTP %ld from %s (redirected from %s)"),
-				  j->status, eff, j->o->url);
+				  j->status, eff, j->shown);
 	return pw_err_new(PW_ERR_NETWORK, hint, _("HTTP %ld from %s"), j->status, eff);
 }
 
@@ -486,17 +524,17 @@ static pw_err *curl_error(const job *j, CURLcode rc)
 		return cut_error(j);
 	case CURLE_TOO_MANY_REDIRECTS:
 		return pw_err_new(PW_ERR_NETWORK, _("check the URL, or pass --mirror URL"),
-				  _("%s redirected more than %ld times"), j->o->url, MAX_REDIRECTS);
+				  _("%s redirected more than %ld times"), j->shown, MAX_REDIRECTS);
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		return pw_err_new(PW_ERR_NETWORK,
 				  _("pyward downloads https:// and http:// URLs (and file:// ones "
 				    "given directly, never through a redirect)"),
-				  _("downloading %s failed: unsupported protocol: %s"), j->o->url,
+				  _("downloading %s failed: unsupported protocol: %s"), j->shown,
 				  detail(j, rc));
 	case CURLE_URL_MALFORMAT:
-		return pw_err_new(PW_ERR_USAGE, NULL, _("%s is not a valid URL"), j->o->url);
+		return pw_err_new(PW_ERR_USAGE, NULL, _("%s is not a valid URL"), j->shown);
 	case CURLE_FILE_COULDNT_READ_FILE:
-		return pw_err_new(PW_ERR_NOTFOUND, NULL, _("cannot read %s"), j->o->url);
+		return pw_err_new(PW_ERR_NOTFOUND, NULL, _("cannot read %s"), j->shown);
 	default:
 		return pw_err_new(PW_ERR_NETWORK, _(HINT_ELSEWHERE), _("downloading %s failed: %s"),
 				  effective_url(j), detail(j, rc));
@@ -695,6 +733,8 @@ static pw_err *job_init(job *j, const pw_fetch_opts *o)
 	j->connect_s = o->connect_timeout_s > 0 ? o->connect_timeout_s : DEFAULT_CONNECT_S;
 	j->stall_s = o->low_speed_time_s > 0 ? o->low_speed_time_s : DEFAULT_STALL_S;
 	j->part = xasprintf("%s.part", o->dest);
+	j->shown = pw_fetch_url_shown(o->url);
+	j->shown_effective = xcalloc(1, SHOWN_URL_MAX);
 	j->curl = curl_easy_init();
 	if (!j->curl)
 		return pw_err_new(PW_ERR_FAILED, NULL, _("cannot start a libcurl transfer"));
@@ -717,6 +757,8 @@ static void job_free(job *j)
 		close(j->fd);
 	pw_sha256_free(&j->h);
 	free(j->part);
+	free(j->shown);
+	free(j->shown_effective);
 }
 
 static CURLcode job_perform(job *j, const char *range)
@@ -791,7 +833,7 @@ static pw_err *job_transfer(job *j)
 	}
 	if (!e && again)
 		e = pw_err_new(PW_ERR_NETWORK, _("check the URL, or pass --mirror URL"),
-			       _("%s keeps refusing the byte range asked for"), j->o->url);
+			       _("%s keeps refusing the byte range asked for"), j->shown);
 	return e;
 }
 
@@ -820,7 +862,7 @@ static pw_err *job_finish(job *j, pw_fetch_result *res)
 	if (want && strcasecmp(hex, want) != 0) {
 		unlink(j->part);
 		return pw_err_new(PW_ERR_CORRUPT, _(HINT_MISMATCH),
-				  _("SHA256 mismatch for %s: expected %s, got %s"), j->o->url, want, hex);
+				  _("SHA256 mismatch for %s: expected %s, got %s"), j->shown, want, hex);
 	}
 	int fd = j->fd;
 	j->fd = -1;
@@ -863,7 +905,9 @@ static bool cache_hit(const pw_fetch_opts *o, pw_fetch_result *res)
 		return false;
 	memcpy(res->sha256, hex, sizeof hex);
 	res->bytes = res->resumed_from = size;
-	snprintf(res->effective_url, sizeof res->effective_url, "%s", o->url);
+	char *shown = pw_fetch_url_shown(o->url);
+	snprintf(res->effective_url, sizeof res->effective_url, "%s", shown);
+	free(shown);
 	return true;
 }
 

@@ -44,6 +44,12 @@ typedef struct pw_fetch_result {
  * PW_ERR_TIMEOUT (deadline; the .part is kept). */
 pw_err *pw_fetch(const pw_fetch_opts *opts, pw_fetch_result *res);
 
+/* url as it may be shown or recorded: any user:password@ in its authority
+ * becomes "***@"; scheme, host, port, path and query stay exactly as
+ * written. Anything else (a file path, an unparsable string) is returned
+ * as is. Never NULL. */
+char *pw_fetch_url_shown(const char *url);
+
 /* The host of url, as a resolver takes it (IPv6 without brackets, no
  * credentials, no port); NULL when it does not parse. Parsed by libcurl. */
 char *pw_fetch_url_host(const char *url);

@@ -4,6 +4,7 @@
 #include "pip.h"
 
 #include "clock.h"
+#include "fetch.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -121,6 +122,22 @@ static char *join_argv(const char *const *av)
 	return out;
 }
 
+/* The command as it may be shown and recorded: URLs without credentials. */
+static char *join_argv_shown(const char *const *av)
+{
+	size_t n = 0;
+	while (av[n])
+		n++;
+	char **shown = xcalloc(n + 1, sizeof *shown);
+	for (size_t i = 0; i < n; i++)
+		shown[i] = strstr(av[i], "://") ? pw_fetch_url_shown(av[i]) : xstrdup(av[i]);
+	char *out = join_argv((const char *const *)shown);
+	for (size_t i = 0; i < n; i++)
+		free(shown[i]);
+	free(shown);
+	return out;
+}
+
 /* The last few lines of text, at most TAIL_BYTES. */
 static char *tail_of(const char *text)
 {
@@ -149,8 +166,10 @@ static pw_pip_attempt *new_attempt(pw_pip_result *res, const char *index, const 
 	res->attempts = xrealloc(res->attempts, (res->count + 1) * sizeof *res->attempts);
 	pw_pip_attempt *a = &res->attempts[res->count++];
 	memset(a, 0, sizeof *a);
-	a->index = index ? xstrdup(index) : NULL;
-	a->proxy = proxy ? xstrdup(proxy) : NULL;
+	/* What is kept, shown and recorded carries no user:password@; the real
+	 * URLs stay with the caller, for pip and the probe. */
+	a->index = index ? pw_fetch_url_shown(index) : NULL;
+	a->proxy = proxy ? pw_fetch_url_shown(proxy) : NULL;
 	a->exit_code = -1;
 	a->klass = PW_PIP_NOT_NETWORK;
 	char now[40];
@@ -160,26 +179,27 @@ static pw_pip_attempt *new_attempt(pw_pip_result *res, const char *index, const 
 }
 
 /* The index a probe should ask: the explicit one, the ambient one, or pip's own default. */
-static const char *probe_target(const pw_pip_attempt *a)
+static const char *probe_target(const char *index)
 {
-	if (a->index)
-		return a->index;
+	if (index)
+		return index;
 	const char *env = getenv("PIP_INDEX_URL");
 	return env && *env ? env : NULL;
 }
 
-static void classify(const pw_pip_request *rq, pw_pip_attempt *a, const char *output)
+static void classify(const pw_pip_request *rq, pw_pip_attempt *a, const char *output, const char *real_index,
+		     const char *real_proxy)
 {
 	a->klass = pw_pipclass_classify(a->exit_code, output, &a->reason);
 	if (a->klass != PW_PIP_AMBIGUOUS)
 		return;
-	const char *index = probe_target(a);
+	const char *index = probe_target(real_index);
 	if (!index || !rq->project) {
 		a->klass = PW_PIP_NOT_NETWORK;
 		a->probe = xstrdup(_("ambiguous output; the index could not be asked (no index URL or project known)"));
 		return;
 	}
-	a->klass = pw_pipclass_probe_index(index, rq->project, a->proxy, rq->ca_file, 5, &a->probe);
+	a->klass = pw_pipclass_probe_index(index, rq->project, real_proxy, rq->ca_file, 5, &a->probe);
 }
 
 static void record(const pw_pip_request *rq, const pw_pip_attempt *a)
@@ -209,9 +229,10 @@ static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char 
 {
 	pw_pip_attempt *a = new_attempt(res, index, proxy);
 	const char **av = attempt_argv(rq, index, proxy);
-	a->argv = join_argv(av);
+	a->argv = join_argv_shown(av);
 	pw_events_log(rq->events, PW_LOG_INFO, _("attempt %zu: pip %s%s%s%s%s"), res->count, rq->pip_args[0],
-		      index ? _(" from ") : "", index ? index : "", proxy ? _(" via ") : "", proxy ? proxy : "");
+		      a->index ? _(" from ") : "", a->index ? a->index : "", a->proxy ? _(" via ") : "",
+		      a->proxy ? a->proxy : "");
 	line_tap tap = { rq };
 	pw_run_opts ro = { .argv = av, .cwd = rq->cwd, .env_add = rq->env_add, .deadline_ms = rq->deadline_ms,
 			   .cancel = rq->cancel, .cap_bytes = 256 * 1024, .on_line = tap_line, .ud = &tap };
@@ -230,7 +251,7 @@ static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char 
 	a->stopped = st == PW_RUN_TIMED_OUT || st == PW_RUN_CANCELLED;
 	a->exit_code = st == PW_RUN_EXITED ? pw_run_result_exit_code(r) : -1;
 	if (!a->stopped)
-		classify(rq, a, output);
+		classify(rq, a, output, index, proxy);
 	record(rq, a);
 	free(output);
 	pw_run_result_free(&r);

@@ -312,12 +312,15 @@ static void record_download(const pw_runtime_install_opts *o, const char *klass,
 {
 	if (!o->catalog || !o->operation_id)
 		return;
-	char *argv = xasprintf("download %s", o->url);
-	const char *proxy = getenv("https_proxy") ? getenv("https_proxy") : getenv("HTTPS_PROXY");
+	/* The catalog is readable history: no credentials in it. */
+	char *url = pw_fetch_url_shown(o->url);
+	char *argv = xasprintf("download %s", url);
+	const char *env_proxy = getenv("https_proxy") ? getenv("https_proxy") : getenv("HTTPS_PROXY");
+	char *proxy = env_proxy ? pw_fetch_url_shown(env_proxy) : NULL;
 	pw_attempt_rec a = {
 		.operation_id = o->operation_id,
-		.index_url = (char *)(uintptr_t)o->url,
-		.proxy = (char *)(uintptr_t)proxy,
+		.index_url = url,
+		.proxy = proxy,
 		.argv = argv,
 		.exit_code = code,
 		.klass = (char *)(uintptr_t)klass,
@@ -327,6 +330,8 @@ static void record_download(const pw_runtime_install_opts *o, const char *klass,
 	};
 	pw_err_free(pw_catalog_attempt_add(o->catalog, &a));
 	free(argv);
+	free(proxy);
+	free(url);
 }
 
 static const char *error_class(const pw_err *e)
@@ -366,9 +371,13 @@ static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_r
 	r->resumed_from = fr.resumed_from;
 	r->download_bytes = fr.bytes - fr.resumed_from;
 	r->reused_cache = !e && fr.bytes > 0 && fr.resumed_from == fr.bytes;
-	if (!r->reused_cache)
-		record_download(o, e ? error_class(e) : "ok", e ? 1 : 0, t0, started,
-				e ? pw_err_message(e) : NULL);
+	if (!r->reused_cache) {
+		/* The pin travels with the record, so the history says what was asked for. */
+		char *detail = xasprintf(_("pinned sha256 %s%s%s"), o->pin->sha256, e ? "; " : "",
+					 e ? pw_err_message(e) : "");
+		record_download(o, e ? error_class(e) : "ok", e ? 1 : 0, t0, started, detail);
+		free(detail);
+	}
 	return e;
 }
 
@@ -416,8 +425,31 @@ typedef struct stream stream;
 
 static ssize_t stream_read(void *ud, void *buf, size_t len);
 
+/* The extractor ran out of space: say so in plain words, with where and
+ * what to do; the staging folder is already gone and current untouched. */
+static pw_err *disk_full(const pw_runtime_install_opts *o, const char *versions, pw_err *e)
+{
+	int64_t need = o->pin->size > 0 ? o->pin->size * EXTRACT_RATIO : -1;
+	char *amount = need > 0 ? xasprintf(_("about %lld MB"), (long long)(need / 1000000)) : xstrdup(_("some"));
+	char *hint = o->archive
+		? xasprintf(_("free %s on the file system holding %s (see df -h %s) and run "
+			      "`pyward runtime install` again"), amount, versions, versions)
+		: xasprintf(_("free %s on the file system holding %s (see df -h %s) and run "
+			      "`pyward runtime install` again; the verified archive stays in "
+			      "%s/cache/downloads, so nothing is downloaded again"),
+			    amount, versions, versions, o->box_root);
+	pw_err *full = pw_err_new(PW_ERR_IO, hint,
+				  _("disk full: no space left in %s to unpack the runtime; nothing was "
+				    "installed and the current runtime was not changed (%s)"),
+				  versions, pw_err_message(e));
+	pw_err_free(e);
+	free(hint);
+	free(amount);
+	return full;
+}
+
 static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, const char *target,
-		      pw_runtime_install_result *r, pw_manifest *m, stream *from)
+		      pw_runtime_install_result *r, pw_manifest *m, stream *from, bool *full)
 {
 	char *versions = rt_versions(o->box_root);
 	char *staging = xasprintf("%s/.staging-%ld", versions, (long)getpid());
@@ -427,8 +459,13 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
 			       .events = from ? NULL : o->events, .manifest = m,
 			       .read = from ? stream_read : NULL, .read_ud = from, .stream_size = o->pin->size };
 	pw_extract_result xr = { 0 };
-	if (!e)
+	if (!e) {
 		e = pw_extract(&xo, &xr);
+		if (e && xr.disk_full)
+			e = disk_full(o, versions, e);
+		if (full)
+			*full = xr.disk_full;
+	}
 	char *top = xasprintf("%s/python", staging);
 	struct stat st;
 	if (!e && (lstat(top, &st) != 0 || !S_ISDIR(st.st_mode)))
@@ -475,6 +512,7 @@ struct stream {
 	pw_runtime_install_result *r;
 	pw_manifest *m;
 	pw_err *err;
+	bool disk_full;   /* err was the disk filling up, not the stream */
 };
 
 static void stream_status(stream *s, bool *done, bool *failed)
@@ -547,7 +585,7 @@ static bool stream_was_verified(stream *s)
 static void *stream_worker(void *ud)
 {
 	stream *s = ud;
-	s->err = unpack(s->o, s->archive, s->target, s->r, s->m, s);
+	s->err = unpack(s->o, s->archive, s->target, s->r, s->m, s, &s->disk_full);
 	return NULL;
 }
 
@@ -566,12 +604,16 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 	pthread_mutex_unlock(&s.mu);
 	if (started)
 		pthread_join(worker, NULL);
-	if (!e && (!started || s.err || !stream_was_verified(&s))) {
+	if (!e && s.disk_full) {
+		/* unpacking again would only fill the disk again */
+		e = s.err;
+		s.err = NULL;
+	} else if (!e && (!started || s.err || !stream_was_verified(&s))) {
 		pw_err_free(s.err);
 		s.err = NULL;
 		pw_manifest_clear(m);
 		pw_err_free(pw_extract_remove_tree(target));
-		e = unpack(o, dest, target, r, m, NULL);
+		e = unpack(o, dest, target, r, m, NULL, NULL);
 	}
 	pw_err_free(s.err);
 	pw_sha256_free(&s.fed);
@@ -614,15 +656,23 @@ static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 
 /* ---------------------------------------------------------------- record */
 
+/* Where the install came from, as it may be shown and recorded. */
+static char *source_shown(const pw_runtime_install_opts *o)
+{
+	return o->archive ? xstrdup(o->archive) : pw_fetch_url_shown(o->url);
+}
+
 static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, int64_t size_on_disk)
 {
 	char now[40];
 	pw_clock_iso_now(now, sizeof now);
+	char *from = source_shown(o);
 	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:I}", "version", o->pin->version,
 			      "release", o->pin->release, "platform", o->pin->platform, "sha256", o->pin->sha256,
-			      "url", o->archive ? o->archive : o->url, "installed_at", now,
+			      "url", from, "installed_at", now,
 			      "pins_source", o->pins_source ? o->pins_source : "", "pins_from_operator",
 			      o->pins_from_operator, "size_on_disk", (json_int_t)size_on_disk);
+	free(from);
 	char *path = xasprintf("%s/%s", root, PW_RUNTIME_MARKER);
 	int rc = j ? json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(j);
@@ -665,9 +715,10 @@ static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_man
 		e = add_marker(root, m);
 	char *source = xasprintf("%s:%s", o->pins_from_operator ? "operator" : "builtin",
 				 o->pins_source ? o->pins_source : "");
+	char *from = source_shown(o);
 	if (!e && o->catalog)
-		e = pw_runtime_db_record(o->catalog, o->pin, o->archive ? o->archive : o->url, source, root, m,
-					 NULL);
+		e = pw_runtime_db_record(o->catalog, o->pin, from, source, root, m, NULL);
+	free(from);
 	r->files = (int64_t)m->count;
 	free(source);
 	return e;
@@ -764,14 +815,14 @@ static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, pw_run
 {
 	if (o->archive) {
 		pw_err *e = check_local_archive(o);
-		return e ? e : unpack(o, o->archive, root, r, m, NULL);
+		return e ? e : unpack(o, o->archive, root, r, m, NULL, NULL);
 	}
 	char *cached = cache_path(o);
 	pw_err *e = NULL;
 	if (access(cached, F_OK) == 0) {
 		e = download(o, cached, r); /* re-checks the cached file's hash */
 		if (!e)
-			e = unpack(o, cached, root, r, m, NULL);
+			e = unpack(o, cached, root, r, m, NULL, NULL);
 	} else {
 		e = download_and_unpack(o, cached, root, r, m);
 	}
@@ -891,6 +942,80 @@ void pw_runtime_verify_result_clear(pw_runtime_verify_result *r)
 		free(r->lines[i]);
 	free(r->lines);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- changes */
+
+pw_err *pw_runtime_snapshot(const char *box_root, pw_manifest *before)
+{
+	memset(before, 0, sizeof *before);
+	char *python = NULL;
+	pw_err *e = pw_runtime_python(box_root, &python);
+	free(python);
+	if (e)
+		return e;
+	char *root = link_target(box_root, "current");
+	e = pw_manifest_build(root, before);
+	free(root);
+	return e;
+}
+
+static bool same_entry(const pw_manifest_entry *a, const pw_manifest_entry *b)
+{
+	return a->size == b->size && a->mode == b->mode && strcmp(a->sha256, b->sha256) == 0;
+}
+
+/* Walk both sorted manifests: what after has new or different goes into
+ * set, what it lost into gone. */
+static void diff_trees(const pw_manifest *before, const pw_manifest *after, pw_manifest *set,
+		       const char ***gone, pw_runtime_changes *n)
+{
+	size_t i = 0, j = 0, ngone = 0;
+	set->items = xcalloc(after->count + 1, sizeof *set->items);
+	*gone = xcalloc(before->count + 1, sizeof **gone);
+	while (i < before->count || j < after->count) {
+		int c = i == before->count ? 1 : j == after->count ? -1
+			: strcmp(before->items[i].path, after->items[j].path);
+		if (c < 0) {
+			(*gone)[ngone++] = before->items[i++].path;
+			n->removed++;
+		} else if (c > 0 || !same_entry(&before->items[i], &after->items[j])) {
+			const pw_manifest_entry *f = &after->items[j++];
+			if (c > 0 && is_bytecode_cache(f->path))
+				continue;
+			set->items[set->count] = *f;
+			set->items[set->count++].path = xstrdup(f->path);
+			*(c > 0 ? &n->added : &n->changed) += 1;
+			i += c == 0;
+		} else {
+			i++;
+			j++;
+		}
+	}
+}
+
+pw_err *pw_runtime_record_changes(const char *box_root, pw_catalog *cat, const pw_manifest *before,
+				  pw_runtime_changes *out)
+{
+	memset(out, 0, sizeof *out);
+	char *root = link_target(box_root, "current");
+	if (!root)
+		return pw_err_new(PW_ERR_NOTFOUND, NULL, "%s", _("the managed runtime is no longer installed"));
+	pw_manifest after = { 0 }, set = { 0 };
+	const char **gone = NULL;
+	pw_err *e = pw_manifest_build(root, &after);
+	if (!e) {
+		diff_trees(before, &after, &set, &gone, out);
+		if (set.count || out->removed)
+			e = pw_runtime_db_amend(cat, root, &set, gone, out->removed);
+	}
+	if (e)
+		memset(out, 0, sizeof *out);
+	free(gone);
+	pw_manifest_clear(&set);
+	pw_manifest_clear(&after);
+	free(root);
+	return e;
 }
 
 /* ---------------------------------------------------------------- rollback, remove */

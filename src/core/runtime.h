@@ -19,6 +19,7 @@
 #include "catalog.h"
 #include "err.h"
 #include "events.h"
+#include "manifest.h"
 #include "pins.h"
 
 #include <stdbool.h>
@@ -98,6 +99,19 @@ typedef struct pw_runtime_verify_result {
  * time. New bytecode caches (.pyc files in __pycache__) are counted, not reported. */
 pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_verify_result *r);
 void pw_runtime_verify_result_clear(pw_runtime_verify_result *r);
+/* Changes made to the current install on purpose (`pyward runtime baseline`
+ * installing packages into it), recorded into its manifest so that verify,
+ * like rpm -V after a second package, checks them rather than calling them
+ * unexpected. Take a snapshot (hash the tree) before the change and record
+ * after it: only what differs between the two is recorded, so a change
+ * someone made before the snapshot is not absorbed and verify still reports
+ * it. New bytecode caches are left out, as verify ignores them. */
+typedef struct pw_runtime_changes {
+	size_t added, changed, removed;
+} pw_runtime_changes;
+pw_err *pw_runtime_snapshot(const char *box_root, pw_manifest *before);
+pw_err *pw_runtime_record_changes(const char *box_root, pw_catalog *cat, const pw_manifest *before,
+				  pw_runtime_changes *out);
 /* Swap back to `previous` (the current install becomes `previous`). */
 pw_err *pw_runtime_rollback(const char *box_root, pw_catalog *cat, char **now_version);
 /* Remove every install, the symlinks and the lock's state; recorded. */

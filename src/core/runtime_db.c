@@ -84,7 +84,8 @@ static pw_err *insert_runtime(sqlite3 *db, int64_t pin_id, const char *path, int
 static pw_err *insert_files(sqlite3 *db, int64_t runtime_id, const pw_manifest *m)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, "INSERT INTO runtime_files(runtime_id, path, size, mode, sha256)"
+	/* OR REPLACE: an amendment (pw_runtime_db_amend) restates a recorded path. */
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO runtime_files(runtime_id, path, size, mode, sha256)"
 				   " VALUES(?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		return db_error(db, "runtime_files");
 	pw_err *e = NULL;
@@ -218,4 +219,42 @@ pw_err *pw_runtime_db_manifest(pw_catalog *c, const char *path, pw_manifest *out
 		return db_error(db, "runtime_files");
 	}
 	return NULL;
+}
+
+static pw_err *delete_files(sqlite3 *db, int64_t runtime_id, const char *const *gone, size_t ngone)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "DELETE FROM runtime_files WHERE runtime_id = ? AND path = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(db, "runtime_files");
+	pw_err *e = NULL;
+	for (size_t i = 0; !e && i < ngone; i++) {
+		sqlite3_bind_int64(st, 1, runtime_id);
+		bind_text(st, 2, gone[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			e = db_error(db, "runtime_files");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return e;
+}
+
+pw_err *pw_runtime_db_amend(pw_catalog *c, const char *path, const pw_manifest *set, const char *const *gone,
+			    size_t ngone)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	pw_err *e = exec_sql(db, "BEGIN IMMEDIATE");
+	if (e)
+		return e;
+	int64_t id = 0;
+	e = find_runtime(db, path, &id);
+	if (!e)
+		e = insert_files(db, id, set);
+	if (!e)
+		e = delete_files(db, id, gone, ngone);
+	if (!e)
+		e = exec_sql(db, "COMMIT");
+	if (e)
+		pw_err_free(exec_sql(db, "ROLLBACK"));
+	return e;
 }

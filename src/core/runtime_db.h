@@ -22,6 +22,11 @@ pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, 
 pw_err *pw_runtime_db_set_current(pw_catalog *c, const char *path_current, const char *path_previous);
 /* Mark every runtime with one of these paths removed (removed_at = now). */
 pw_err *pw_runtime_db_mark_removed(pw_catalog *c, const char *path);
+/* Amend the manifest of the newest live runtime at path with changes made
+ * to it on purpose (the baseline's pip): every entry of set is recorded
+ * (added or restated), every path in gone dropped; one transaction. */
+pw_err *pw_runtime_db_amend(pw_catalog *c, const char *path, const pw_manifest *set, const char *const *gone,
+			    size_t ngone);
 /* The manifest recorded for the newest live runtime at path. */
 pw_err *pw_runtime_db_manifest(pw_catalog *c, const char *path, pw_manifest *out);
 

@@ -14,7 +14,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 68
+plan 78
 
 # ---- before anything is installed
 P runtime status
@@ -182,6 +182,32 @@ like "$ERR" "resume|cut" "the error says it can be resumed"
 P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
 is "$RC" 0 "the next install succeeds"
 like "$OUT" "resumed from byte 1000000" "and resumed from the cut"
+
+# ---- credentials in a URL are never shown or recorded (only "***@" is)
+CRED="https://pwuser:s3cret-pass@localhost:$HTTPSD_PORT"
+rm -rf "$BOX/runtime/python" "$BOX/cache"
+write_pins "$WORLD/pinscred404.tsv" "$VER" 1 "$CRED/status/404/rel/1/x.tar.gz" "$SHA"
+P runtime install --pins "$WORLD/pinscred404.tsv" --cacert "$CA_PEM" --yes --no-progress
+is "$RC" 1 "a 404 from a URL with credentials fails"
+like "$ERR" "HTTP 404 from https://\*\*\*@localhost:$HTTPSD_PORT/status/404/rel/1/x.tar.gz" \
+	"the error names scheme, host and path, with the credentials hidden"
+unlike "$ERR" "s3cret|pwuser" "the error shows no credentials"
+write_pins "$WORLD/pinscred.tsv" "$VER" 1 "$CRED/rel/1/cpython-fixture-install_only.tar.gz" "$SHA"
+P runtime install --pins "$WORLD/pinscred.tsv" --cacert "$CA_PEM" --dry-run --json
+unlike "$OUT" "s3cret|pwuser" "the --json plan shows no credentials"
+P runtime install --pins "$WORLD/pinscred.tsv" --cacert "$CA_PEM" --yes --no-progress
+is "$RC" 0 "an install from a URL with credentials succeeds"
+P runtime status --json
+like "$OUT" "\"source_url\": \"https://\*\*\*@localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz\"" \
+	"status shows the source URL with the credentials hidden"
+P history --json --limit all
+unlike "$OUT" "s3cret|pwuser" "the history (command lines, attempts) shows no credentials"
+last=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["operations"][0]["id"])' 2>/dev/null)
+P history show "$last"
+like "$OUT" "\*\*\*@localhost" "history show names the download URL with the credentials hidden"
+unlike "$OUT" "s3cret|pwuser" "and without them"
+ok "no file in the box or the config holds the password (catalog, markers, logs)" \
+	sh -c "! grep -r -a -l s3cret '$BOX' '$WORLD/home' '$WORLD/xdg-config'"
 
 # ---- remove
 P runtime remove

@@ -19,7 +19,7 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 57
+plan 60
 
 # ---- discover and create
 P venv discover --json
@@ -68,6 +68,11 @@ P venv install --index "http://127.0.0.1:$DEAD/simple/" pwtest-alpha --json
 is "$RC" 1 "an explicit dead index fails"
 is "$(J 'len(d["attempts"])')" "1" "an explicit --index pins one index (no mirror chain)"
 like "$ERR" "network" "the error says it was the network"
+clean
+P venv install --index "http://alice:s3cret@127.0.0.1:$DEAD/simple/" pwtest-alpha --json
+is "$(J 'd["attempts"][0]["index"]')" "http://***@127.0.0.1:$DEAD/simple/" "an index's password is not shown in the attempt"
+unlike "$OUT$ERR" "s3cret" "nor anywhere in the output"
+ok "nor in the catalog (attempts, command lines, stop reasons)" sh -c "! grep -aq s3cret '$WORLD/box/catalog.sqlite3' '$WORLD/box/catalog.sqlite3-wal'"
 
 # ---- a local proxy is found by probing and used
 # pwtest.invalid resolves nowhere, but the proxy reaches it (127.0.0.1).

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -234,6 +236,156 @@ static void test_entry_limit_is_exact(void **state)
 	assert_nothing_outside();
 }
 
+/* ------------------------------------------------------------ short write */
+
+/* A write(2) that fails part-way (here EFBIG from RLIMIT_FSIZE; a full disk
+ * fails the same way) is an error, not a file silently left short: run in
+ * a child so the limit stays there. */
+static void test_short_write_fails(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX * 6];
+	TPATH(src, "big-src");
+	TPATH(arc, "big.tar.gz");
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p '%s/python' && head -c 300000 /dev/urandom > '%s/python/data' && "
+		 "tar -czf '%s' -C '%s' python", src, src, arc, src);
+	assert_int_equal(system(cmd), 0);
+	TPATH(dest, "short");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = { 100000, 100000 };
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		pw_extract_opts o = { .archive = arc, .dest = dest };
+		pw_extract_result res;
+		pw_err *e = pw_extract(&o, &res);
+		bool ok = e && pw_err_code(e) == PW_ERR_IO && strstr(pw_err_message(e), "'python/data'") &&
+			  strstr(pw_err_message(e), "too large") && !res.disk_full && !tl_exists(dest);
+		if (!ok)
+			fprintf(stderr, "got: %s\n", e ? pw_err_message(e) : "no error");
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(tl_wait_child(pid), 0);
+	assert_false(tl_exists(dest));
+	tl_remove_tree(src);
+	assert_int_equal(unlink(arc), 0);
+	assert_nothing_outside();
+}
+
+/* ---------------------------------------------------------------- stream */
+
+/* A read callback handing out the file in small pieces, optionally failing
+ * after stop_after bytes (a download that broke off). */
+struct chunks {
+	FILE *f;
+	size_t piece;
+	long stop_after;
+	long given;
+};
+
+static ssize_t read_chunks(void *ud, void *buf, size_t len)
+{
+	struct chunks *c = ud;
+	if (c->stop_after >= 0 && c->given >= c->stop_after)
+		return -1;
+	size_t n = fread(buf, 1, len < c->piece ? len : c->piece, c->f);
+	c->given += (long)n;
+	return (ssize_t)n;
+}
+
+static pw_err *extract_stream(const char *archive, const char *dest, long stop_after, int64_t max_bytes,
+			      pw_extract_result *res)
+{
+	struct chunks c = { fopen(archive, "rb"), 1000, stop_after, 0 };
+	assert_non_null(c.f);
+	pw_extract_opts o = { .archive = archive, .dest = dest, .read = read_chunks, .read_ud = &c,
+			      .stream_size = -1, .max_bytes = max_bytes };
+	pw_err *e = pw_extract(&o, res);
+	fclose(c.f);
+	return e;
+}
+
+/* The bytes may come from a callback (a download still arriving) in pieces
+ * of any size; the decompression thread gives the same tree. */
+static void test_stream_pieces(void **state)
+{
+	(void)state;
+	TPATH(dest, "streamed");
+	pw_extract_result res;
+	pw_err *e = extract_stream(fixture("ok"), dest, -1, 0, &res);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(res.entries, OK_ENTRIES);
+	assert_int_equal(res.bytes, OK_BYTES);
+	assert_string_equal(read_text(tpath("streamed/python/lib/x.py")), "print('x')\n");
+	remove_tree(dest);
+	assert_nothing_outside();
+}
+
+/* A stream that stops mid-way is a read error, and nothing is left. */
+static void test_stream_stops(void **state)
+{
+	(void)state;
+	TPATH(dest, "stopped");
+	pw_extract_result res;
+	pw_err *e = extract_stream(fixture("many"), dest, 3000, 0, &res);
+	assert_int_equal(pw_err_code(e), PW_ERR_CORRUPT);
+	if (!strstr(pw_err_message(e), "cannot read archive"))
+		fail_msg("%s", pw_err_message(e));
+	pw_err_free(e);
+	assert_false(tl_exists(dest));
+	assert_nothing_outside();
+}
+
+/* A bomb arriving through a stream is stopped by the byte limit, and the
+ * decompression thread, blocked on a full ring, is told to stop too. */
+static void test_stream_bomb(void **state)
+{
+	(void)state;
+	TPATH(dest, "stream-bomb");
+	pw_extract_result res;
+	pw_err *e = extract_stream(fixture("bomb"), dest, -1, 8 * MIB, &res);
+	assert_int_equal(pw_err_code(e), PW_ERR_REFUSED);
+	assert_non_null(strstr(pw_err_message(e), "would exceed the limit of 8 MiB"));
+	pw_err_free(e);
+	assert_false(tl_exists(dest));
+	assert_nothing_outside();
+}
+
+/* An uncompressed tar passes through the decompression thread unchanged;
+ * the guards are the same (a hostile plain tar is refused). */
+static void test_plain_tar(void **state)
+{
+	(void)state;
+	char tar[PATH_MAX], cmd[PATH_MAX * 2 + 32];
+	const char *kinds[] = { "ok", "dotdot" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(tar, sizeof tar, "%s/%s.tar", g_tmp, kinds[i]);
+		snprintf(cmd, sizeof cmd, "gzip -dc '%s' > '%s'", fixture(kinds[i]), tar);
+		assert_int_equal(system(cmd), 0);
+		TPATH(dest, "plain");
+		pw_extract_result res;
+		pw_extract_opts o = { .archive = tar, .dest = dest };
+		pw_err *e = pw_extract(&o, &res);
+		if (i == 0) {
+			if (e)
+				fail_msg("%s", pw_err_message(e));
+			assert_int_equal(res.entries, OK_ENTRIES);
+			assert_int_equal(res.bytes, OK_BYTES);
+			remove_tree(dest);
+		} else {
+			assert_int_equal(pw_err_code(e), PW_ERR_REFUSED);
+			assert_non_null(strstr(pw_err_message(e), "has a '..' component"));
+			pw_err_free(e);
+			assert_false(tl_exists(dest));
+		}
+		assert_int_equal(unlink(tar), 0);
+	}
+	assert_nothing_outside();
+}
+
 /* --------------------------------------------------------------- hostile */
 
 struct hostile {
@@ -272,7 +424,7 @@ static void test_hostile(void **state)
 	char name[64];
 	snprintf(name, sizeof name, "d-%s", h->archive);
 	TPATH(dest, name);
-	pw_extract_result res = { 7, 7 };
+	pw_extract_result res = { 7, 7, true };
 	pw_extract_opts o = {
 		.archive = fixture(h->archive), .dest = dest,
 		.max_bytes = h->max_bytes, .max_entries = h->max_entries,
@@ -288,6 +440,7 @@ static void test_hostile(void **state)
 	pw_err_free(e);
 	assert_int_equal(res.entries, 0);
 	assert_int_equal(res.bytes, 0);
+	assert_false(res.disk_full);
 	assert_false(tl_exists(dest));
 	assert_nothing_outside();
 }
@@ -524,6 +677,11 @@ int main(void)
 		cmocka_unit_test(test_ok_archive),
 		cmocka_unit_test(test_limit_is_exact),
 		cmocka_unit_test(test_entry_limit_is_exact),
+		cmocka_unit_test(test_stream_pieces),
+		cmocka_unit_test(test_stream_stops),
+		cmocka_unit_test(test_stream_bomb),
+		cmocka_unit_test(test_plain_tar),
+		cmocka_unit_test(test_short_write_fails),
 		HOSTILE(0, "abs"),
 		HOSTILE(1, "dotdot"),
 		HOSTILE(2, "symlink_out"),

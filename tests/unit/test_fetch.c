@@ -449,6 +449,60 @@ static void test_http_status(void **state)
 	expect_status("no-such-file", "HTTP 404");
 }
 
+/* Credentials in a URL never reach a message or a result: the userinfo
+ * becomes "***", the rest stays as written. */
+static void test_url_shown(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{ "https://user:secret@host:8443/p/a.tar.gz?x=1#f", "https://***@host:8443/p/a.tar.gz?x=1#f" },
+		{ "https://user@host/p", "https://***@host/p" },
+		{ "https://a:b@c@host/x", "https://***@host/x" },
+		{ "HTTP://U:P@[::1]:80/", "HTTP://***@[::1]:80/" },
+		{ "--mirror=https://u:p@mirror.example/releases", "--mirror=https://***@mirror.example/releases" },
+		{ "https://host/path@version", "https://host/path@version" },
+		{ "https://host?q=a@b", "https://host?q=a@b" },
+		{ "https://host:8443/x", "https://host:8443/x" },
+		{ "/srv/archives/user@host.tar.gz", "/srv/archives/user@host.tar.gz" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *shown = pw_fetch_url_shown(cases[i][0]);
+		assert_string_equal(shown, cases[i][1]);
+		free(shown);
+	}
+	char *none = pw_fetch_url_shown(NULL);
+	assert_string_equal(none, "");
+	free(none);
+}
+
+/* A failing download from a URL with credentials: its error and its result
+ * show the place, never the password, also after a redirect. */
+static void test_url_credentials_hidden(void **state)
+{
+	(void)state;
+	need_server();
+	const char *paths[] = { "status/404/payload.bin", "redirect/no-such-file" };
+	for (size_t i = 0; i < 2; i++) {
+		char url[256], shown[256], dest[PATH_MAX];
+		tl_textf(url, sizeof url, "https://pwuser:s3cret-pass@localhost:%d/%s", fx.https.port, paths[i]);
+		tl_textf(shown, sizeof shown, "https://***@localhost:%d/%s", fx.https.port, paths[i]);
+		dest_for(dest, sizeof dest, "creds.bin");
+		pw_fetch_opts o = opts_for(url, dest);
+		pw_fetch_result r;
+		pw_err *e = pw_fetch(&o, &r);
+		assert_err(e, PW_ERR_NETWORK);
+		assert_msg_has(e, "HTTP 404");
+		assert_msg_has(e, shown);
+		assert_null(strstr(pw_err_message(e), "s3cret"));
+		assert_null(strstr(pw_err_message(e), "pwuser"));
+		assert_null(strstr(pw_err_hint(e), "s3cret"));
+		assert_null(strstr(r.effective_url, "s3cret"));
+		pw_err_free(e);
+		assert_gone(dest);
+	}
+}
+
 static void test_untrusted(void **state)
 {
 	(void)state;
@@ -953,6 +1007,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_digest_vectors),
 		cmocka_unit_test(test_digest_file),
+		cmocka_unit_test(test_url_shown),
+		cmocka_unit_test(test_url_credentials_hidden),
 		cmocka_unit_test(test_download),
 		cmocka_unit_test(test_redirect),
 		cmocka_unit_test(test_http_status),
