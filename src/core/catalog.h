@@ -1,8 +1,9 @@
 /*
  * The catalog: an SQLite file in the box root recording every operation,
  * every attempt inside it, and (from the runtime and venv work) pins,
- * runtimes, runtime files and venvs. WAL mode, a busy timeout, foreign keys,
- * schema versioned with PRAGMA user_version, each mutation one transaction.
+ * runtimes, runtime files, venvs and background jobs. WAL mode, a busy
+ * timeout, foreign keys, schema versioned with PRAGMA user_version (each
+ * step a migration of the file in place), each mutation one transaction.
  * A file that is not a pyward catalog, or is corrupt, is reported and never
  * overwritten. An operation is written when it starts and completed when it
  * ends; one left open by a process that no longer exists reads back as
@@ -20,7 +21,7 @@
 
 typedef struct pw_catalog pw_catalog;
 
-#define PW_CATALOG_SCHEMA_VERSION 1
+#define PW_CATALOG_SCHEMA_VERSION 3
 
 typedef enum pw_catalog_mode {
 	PW_CATALOG_READ_ONLY,  /* never creates or migrates; missing file = empty history */
@@ -48,6 +49,7 @@ typedef struct pw_op_start {
 	const char *target;  /* what it acts on; may be NULL */
 	const char *args;    /* the command line, as text */
 	const pw_actor *actor; /* NULL: pw_catalog_actor_current() */
+	int64_t job_id;      /* the background job running it (jobs.h); 0: none */
 } pw_op_start;
 
 /* Outcomes written by pw_catalog_op_finish. "running" and "interrupted" are
@@ -104,6 +106,11 @@ typedef struct pw_op_filter {
 	const char *target;    /* substring */
 	const char *outcome;   /* exact (derived outcomes match too) */
 	const char *since;     /* ISO date or date-time, UTC: started_at >= since */
+	/* Paging, newest first: only operations older than the one started at
+	 * before_started with id before_id (the last row of the previous page). */
+	const char *before_started;
+	int64_t before_id;
+	const char *text;      /* substring of kind, target, user or stored outcome */
 	int limit;             /* 0 = default 50; negative = no limit */
 } pw_op_filter;
 

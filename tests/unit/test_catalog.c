@@ -217,8 +217,8 @@ static void test_create_schema(void **state)
 	fixture *f = *state;
 	pw_catalog *c = open_rw(f->path);
 	sqlite3 *db = pw_catalog_db(c);
-	assert_int_equal(pw_catalog_schema_version(c), 1);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(pw_catalog_schema_version(c), PW_CATALOG_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), PW_CATALOG_SCHEMA_VERSION);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), APP_ID);
 	char *mode = raw_text(db, "PRAGMA journal_mode");
 	assert_string_equal(mode, "wal");
@@ -243,7 +243,7 @@ static void test_reopen_keeps_data(void **state)
 	pw_catalog_close(&c);
 
 	c = open_rw(f->path);
-	assert_int_equal(pw_catalog_schema_version(c), 1);
+	assert_int_equal(pw_catalog_schema_version(c), PW_CATALOG_SCHEMA_VERSION);
 	pw_op_list l = query(c, NULL);
 	assert_int_equal(l.count, 1);
 	assert_int_equal(l.items[0].id, id);
@@ -269,7 +269,7 @@ static void test_zero_byte_file_is_initialised(void **state)
 	fixture *f = *state;
 	spit_at(f->path, 0, "", 0);
 	pw_catalog *c = open_rw(f->path);
-	assert_int_equal(raw_int(pw_catalog_db(c), "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(pw_catalog_db(c), "PRAGMA user_version"), PW_CATALOG_SCHEMA_VERSION);
 	pw_catalog_close(&c);
 }
 

@@ -1,0 +1,671 @@
+/* pyward jobs [list|show|log|wait|cancel]: background jobs; and --background itself. */
+#include "config.h"
+
+#include "cli/cmd_jobs.h"
+#include "cli/render.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "jobs.h"
+#include "paths.h"
+#include "venv.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_HEAD_CAP (1024 * 1024)
+#define LOG_TAIL_CAP (256 * 1024)
+#define POLL_MS 200
+#define CANCEL_GRACE_MS 15000
+#define KILL_WAIT_MS 5000
+#define SHOW_LOG_LINES 15
+
+/* ---------------------------------------------------------------- helpers */
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static pw_err *parse_id(const char *text, int64_t *id)
+{
+	char *end = NULL;
+	errno = 0;
+	long long v = text ? strtoll(text, &end, 10) : 0;
+	if (!text || !*text || *end || errno || v <= 0)
+		return pw_err_new(PW_ERR_USAGE, _("'pyward jobs' lists the jobs and their ids"),
+				  _("'%s' is not a job id"), text ? text : "");
+	*id = v;
+	return NULL;
+}
+
+static json_t *job_json(const pw_job_rec *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "id", json_integer(r->id));
+	json_object_set_new(j, "state", pw_render_json_str(r->state));
+	json_object_set_new(j, "kind", pw_render_json_str(r->kind));
+	json_object_set_new(j, "target", pw_render_json_str(r->target));
+	json_object_set_new(j, "command", pw_render_json_str(r->args));
+	json_object_set_new(j, "workspace", pw_render_json_str(r->workspace));
+	json_object_set_new(j, "log", pw_render_json_str(r->log_path));
+	json_object_set_new(j, "budget_s", json_real(r->budget_s));
+	json_object_set_new(j, "user", pw_render_json_str(r->user));
+	json_object_set_new(j, "host", pw_render_json_str(r->host));
+	json_object_set_new(j, "pid", r->pid > 0 ? json_integer(r->pid) : json_null());
+	json_object_set_new(j, "started_at", pw_render_json_str(r->started_at));
+	json_object_set_new(j, "finished_at", pw_render_json_str(r->finished_at));
+	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
+	json_object_set_new(j, "exit_status", r->exit_status >= 0 ? json_integer(r->exit_status) : json_null());
+	json_object_set_new(j, "stop_reason", pw_render_json_str(r->stop_reason));
+	json_object_set_new(j, "cancel_requested_at", pw_render_json_str(r->cancel_requested_at));
+	json_object_set_new(j, "cancelled_by", pw_render_json_str(r->cancelled_by));
+	return j;
+}
+
+static pw_err *get_job(pw_cli *cli, const char *id_text, pw_catalog **cat, pw_job_rec *r, bool write)
+{
+	int64_t id = 0;
+	pw_err *e = parse_id(id_text, &id);
+	if (!e)
+		e = write ? pw_cli_catalog_rw(cli, cat) : pw_cli_catalog_ro(cli, cat);
+	if (!e)
+		e = pw_jobs_get(*cat, id, r);
+	return e;
+}
+
+static bool is_running(const pw_job_rec *r)
+{
+	return strcmp(r->state, PW_OUTCOME_RUNNING) == 0;
+}
+
+/* ---------------------------------------------------------------- --background */
+
+bool pw_cli_job_running_here(void)
+{
+	const char *v = getenv(PW_JOB_ENV);
+	return v && *v;
+}
+
+typedef struct detach_ctx {
+	pw_catalog *cat;
+	int64_t id;
+	pid_t pid;
+} detach_ctx;
+
+static pw_err *job_started(void *ud, pid_t pid, int64_t proc_start)
+{
+	detach_ctx *d = ud;
+	d->pid = pid;
+	return pw_jobs_attach(d->cat, d->id, pid, proc_start);
+}
+
+/* pyward's own options, resolved, then the command as it was given. */
+static char **child_argv(const pw_cli *cli, const char *exe, int argc, char **argv)
+{
+	char **out = xcalloc((size_t)argc + 2 * cli->root_count + 12, sizeof *out);
+	size_t k = 0;
+	out[k++] = xstrdup(exe);
+	out[k++] = xstrdup("--box-root");
+	out[k++] = xstrdup(cli->box_root);
+	out[k++] = xstrdup("-C");
+	out[k++] = xstrdup(cli->workspace);
+	out[k++] = xstrdup("--mode");
+	out[k++] = xstrdup(pw_mode_name(cli->mode));
+	for (size_t i = 0; i < cli->root_count; i++) {
+		out[k++] = xstrdup("--root");
+		out[k++] = xstrdup(cli->roots[i]);
+	}
+	if (cli->timeout > 0) {
+		out[k++] = xstrdup("--timeout");
+		out[k++] = xasprintf("%.3f", cli->timeout);
+	}
+	for (int i = 0; i < argc; i++)
+		out[k++] = xstrdup(argv[i]);
+	return out;
+}
+
+static void free_argv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static pw_err *log_dir(const pw_cli *cli, char **out)
+{
+	char *cache = NULL, *tmp = NULL;
+	pw_err *e = pw_venv_workspace_state(cli->workspace, &cache, &tmp); /* .pyward/ and its .gitignore */
+	free(cache);
+	free(tmp);
+	*out = xasprintf("%s/.pyward/jobs", cli->workspace);
+	if (!e)
+		e = pw_paths_mkdirs(*out, 0700);
+	return e;
+}
+
+static pw_err *spawn(pw_cli *cli, detach_ctx *d, const char *log, int argc, char **argv)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return pw_err_errno(PW_ERR_FAILED, errno, _("run the command without --background"),
+				    _("cannot find pyward's own program to start it in the background"));
+	exe[n] = '\0';
+	char **args = child_argv(cli, exe, argc, argv);
+	char *env = xasprintf("%s=%lld", PW_JOB_ENV, (long long)d->id);
+	const char *env_add[] = { env, NULL };
+	pw_job_spawn sp = { .exe = exe, .argv = args, .env_add = env_add, .log_path = log,
+			    .head_cap = LOG_HEAD_CAP, .tail_cap = LOG_TAIL_CAP, .started = job_started, .ud = d };
+	pw_err *e = pw_jobs_detach(&sp);
+	free(env);
+	free_argv(args);
+	return e;
+}
+
+static void print_started(const pw_cli *cli, const pw_job_rec *r)
+{
+	if (cli->json) {
+		json_t *j = job_json(r);
+		pw_render_json(stdout, json_pack("{s:i,s:I,s:o}", "schema", 1, "job_id", (json_int_t)r->id, "job", j));
+		return;
+	}
+	long long id = (long long)r->id;
+	printf(_("job %lld started in the background (pid %lld): %s %s\n"), id, (long long)r->pid, r->kind,
+	       r->target ? r->target : "");
+	printf(_("  log:     %s\n"), r->log_path);
+	printf(_("  follow:  pyward jobs log %lld --follow\n"), id);
+	printf(_("  wait:    pyward jobs wait %lld\n"), id);
+	printf(_("  cancel:  pyward jobs cancel %lld\n"), id);
+}
+
+int pw_cli_job_detach(pw_cli *cli, const char *kind, const char *target, double budget_s, int argc, char **argv)
+{
+	detach_ctx d = { 0 };
+	char *dir = NULL;
+	pw_job_rec r = { 0 };
+	pw_err *e = log_dir(cli, &dir);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &d.cat);
+	pw_job_start s = { .kind = kind, .target = target, .args = cli->cmdline, .workspace = cli->workspace,
+			   .log_dir = dir, .budget_s = budget_s };
+	if (!e)
+		e = pw_jobs_begin(d.cat, &s, &d.id);
+	if (!e)
+		e = pw_jobs_get(d.cat, d.id, &r);
+	if (!e)
+		e = spawn(cli, &d, r.log_path, argc, argv);
+	if (e && d.id)
+		pw_err_free(pw_jobs_close_dead(d.cat, d.id, PW_OUTCOME_FAILED, 1, pw_err_message(e)));
+	int rc = 0;
+	if (e) {
+		rc = pw_cli_fail(cli, e);
+	} else {
+		pw_job_rec_clear(&r);
+		e = pw_jobs_get(d.cat, d.id, &r);
+		rc = e ? pw_cli_fail(cli, e) : (print_started(cli, &r), 0);
+	}
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&d.cat);
+	free(dir);
+	return rc;
+}
+
+pw_err *pw_cli_job_enter(pw_cli *cli)
+{
+	int64_t id = 0;
+	pw_catalog *cat = NULL;
+	pw_err *e = parse_id(getenv(PW_JOB_ENV), &id);
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_jobs_claim(cat, id);
+	pw_catalog_close(&cat);
+	if (e)
+		return e;
+	cli->job_id = id;
+	if (cli->verbosity == 0)
+		cli->verbosity = 1; /* pip's lines belong in the log */
+	pw_cli_interrupt_token(); /* a cancel's SIGTERM stops the work cleanly from now on */
+	char now[32];
+	pw_clock_iso_now(now, sizeof now);
+	printf(_("[pyward: job %lld, pid %ld, started %s: %s]\n"), (long long)id, (long)getpid(), now, cli->cmdline);
+	fflush(stdout);
+	return NULL;
+}
+
+int pw_cli_job_leave(pw_cli *cli, int rc)
+{
+	pw_catalog *cat = NULL;
+	pw_job_rec r = { 0 };
+	fflush(stdout);
+	pw_err *e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_jobs_finish(cat, cli->job_id, rc);
+	if (!e)
+		e = pw_jobs_get(cat, cli->job_id, &r);
+	if (e)
+		pw_cli_print_error(cli, e);
+	else
+		printf(_("[pyward: job %lld finished: %s, exit status %d]\n"), (long long)r.id, r.state, rc);
+	pw_err_free(e);
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- list */
+
+static void print_jobs(const pw_job_list *l)
+{
+	if (l->count == 0) {
+		printf(_("no background jobs\n"));
+		return;
+	}
+	printf("%-6s %-11s %-14s %-19s %9s  %s\n", _("ID"), _("STATE"), _("KIND"), _("STARTED"), _("DURATION"),
+	       _("TARGET"));
+	for (size_t i = 0; i < l->count; i++) {
+		const pw_job_rec *r = &l->items[i];
+		char when[32], dur[16];
+		pw_render_time(r->started_at, when, sizeof when);
+		pw_render_duration(r->duration_ms, dur, sizeof dur);
+		printf("%-6lld %-11s %-14s %-19s %9s  %s\n", (long long)r->id, r->state, r->kind, when, dur,
+		       r->target ? r->target : "-");
+	}
+}
+
+static int list_jobs(pw_cli *cli)
+{
+	pw_catalog *cat = NULL;
+	pw_job_list l = { 0 };
+	pw_err *e = pw_cli_catalog_ro(cli, &cat);
+	if (!e)
+		e = pw_jobs_list(cat, 0, &l);
+	pw_catalog_close(&cat);
+	if (e)
+		return pw_cli_fail(cli, e);
+	if (cli->json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < l.count; i++)
+			json_array_append_new(a, job_json(&l.items[i]));
+		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "jobs", a));
+	} else {
+		print_jobs(&l);
+	}
+	pw_job_list_clear(&l);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- show */
+
+static json_t *attempt_json(const pw_attempt_rec *a)
+{
+	return json_pack("{s:i,s:o,s:o,s:o,s:i,s:o,s:o,s:I,s:o}", "seq", a->seq, "index", pw_render_json_str(a->index_url),
+			 "proxy", pw_render_json_str(a->proxy), "argv", pw_render_json_str(a->argv), "exit_code",
+			 a->exit_code, "class", pw_render_json_str(a->klass), "started_at",
+			 pw_render_json_str(a->started_at), "duration_ms", (json_int_t)a->duration_ms, "output_tail",
+			 pw_render_json_str(a->output_tail));
+}
+
+static void print_indented(const char *text, const char *indent)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("%s%.*s\n", indent, len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+static void print_op(const pw_op_rec *op, const pw_attempt_list *att)
+{
+	printf(_("  operation %lld  %s  %s  (attempts so far: %zu)\n"), (long long)op->id, op->kind, op->outcome,
+	       att->count);
+	for (size_t i = 0; i < att->count; i++) {
+		const pw_attempt_rec *a = &att->items[i];
+		char dur[16];
+		pw_render_duration(a->duration_ms, dur, sizeof dur);
+		printf(_("    attempt %d: %s%s%s  exit %d  class %s  %s\n"), a->seq,
+		       a->index_url ? a->index_url : _("(default index)"), a->proxy ? _(" via ") : "",
+		       a->proxy ? a->proxy : "", a->exit_code, a->klass, dur);
+	}
+}
+
+/* The job's operations with their attempts: printed, or as JSON when ops is not NULL. */
+static pw_err *job_operations(pw_catalog *cat, int64_t job, json_t *ops)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	pw_err *e = pw_jobs_operations(cat, job, &ids, &n);
+	for (size_t i = 0; !e && i < n; i++) {
+		pw_op_rec op = { 0 };
+		pw_attempt_list att = { 0 };
+		e = pw_catalog_op_get(cat, ids[i], &op, &att);
+		if (!e && ops) {
+			json_t *a = json_array();
+			for (size_t k = 0; k < att.count; k++)
+				json_array_append_new(a, attempt_json(&att.items[k]));
+			json_array_append_new(ops, json_pack("{s:I,s:s,s:o,s:s,s:o,s:o}", "id", (json_int_t)op.id, "kind",
+							     op.kind, "target", pw_render_json_str(op.target), "outcome",
+							     op.outcome, "stop_reason", pw_render_json_str(op.stop_reason),
+							     "attempts", a));
+		} else if (!e) {
+			print_op(&op, &att);
+		}
+		pw_op_rec_clear(&op);
+		pw_attempt_list_clear(&att);
+	}
+	free(ids);
+	return e;
+}
+
+static void print_job(const pw_job_rec *r)
+{
+	char dur[16];
+	pw_render_duration(r->duration_ms, dur, sizeof dur);
+	printf(_("Job %lld\n"), (long long)r->id);
+	printf(_("  state:     %s\n"), r->state);
+	printf(_("  kind:      %s\n"), r->kind);
+	printf(_("  target:    %s\n"), r->target ? r->target : "-");
+	printf(_("  command:   %s\n"), r->args);
+	printf(_("  started:   %s\n"), r->started_at);
+	printf(_("  finished:  %s\n"), r->finished_at ? r->finished_at : "-");
+	printf(_("  duration:  %s (budget %.0f s)\n"), dur, r->budget_s);
+	printf(_("  process:   pid %lld on %s, user %s\n"), (long long)r->pid, r->host, r->user);
+	if (r->exit_status >= 0)
+		printf(_("  exit:      %d\n"), r->exit_status);
+	if (r->cancel_requested_at)
+		printf(_("  cancel:    requested by %s at %s\n"), r->cancelled_by ? r->cancelled_by : "?",
+		       r->cancel_requested_at);
+	if (r->stop_reason) {
+		printf(_("  stop reason:\n"));
+		print_indented(r->stop_reason, "    ");
+	} else if (strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
+		printf(_("  stop reason:\n    the job's process ended without recording an outcome (killed, or the machine restarted)\n"));
+	}
+	printf(_("  log:       %s\n"), r->log_path);
+}
+
+static int show_job(pw_cli *cli, const char *id_text)
+{
+	pw_catalog *cat = NULL;
+	pw_job_rec r = { 0 };
+	char *tail = NULL;
+	pw_err *e = get_job(cli, id_text, &cat, &r, false);
+	if (!e)
+		pw_err_free(pw_jobs_log_tail(r.log_path, SHOW_LOG_LINES, &tail)); /* a log may be gone */
+	if (!e && cli->json) {
+		json_t *ops = json_array(), *j = job_json(&r);
+		e = job_operations(cat, r.id, ops);
+		json_object_set_new(j, "operations", ops);
+		json_object_set_new(j, "log_tail", pw_render_json_str(tail));
+		if (!e)
+			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", j));
+		else
+			json_decref(j);
+	} else if (!e) {
+		print_job(&r);
+		printf(_("  operations and attempts:\n"));
+		e = job_operations(cat, r.id, NULL);
+		if (tail && *tail) {
+			printf(_("  log (last %d lines):\n"), SHOW_LOG_LINES);
+			print_indented(tail, "    ");
+		}
+	}
+	free(tail);
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&cat);
+	return e ? pw_cli_fail(cli, e) : 0;
+}
+
+/* ---------------------------------------------------------------- log */
+
+/* Copy what is new in fd to stdout; returns the bytes copied. */
+static size_t copy_new(int fd)
+{
+	char buf[8192];
+	size_t total = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		fwrite(buf, 1, (size_t)n, stdout);
+		total += (size_t)n;
+	}
+	fflush(stdout);
+	return total;
+}
+
+static bool still_running(pw_catalog *cat, int64_t id)
+{
+	pw_job_rec r = { 0 };
+	pw_err *e = pw_jobs_get(cat, id, &r);
+	bool running = !e && is_running(&r);
+	pw_err_free(e);
+	pw_job_rec_clear(&r);
+	return running;
+}
+
+static int show_log(pw_cli *cli, const char *id_text, bool follow)
+{
+	pw_catalog *cat = NULL;
+	pw_job_rec r = { 0 };
+	pw_err *e = get_job(cli, id_text, &cat, &r, false);
+	int fd = -1;
+	if (!e && (fd = open(r.log_path, O_RDONLY | O_CLOEXEC)) < 0)
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("job log %s"), r.log_path);
+	if (!e) {
+		copy_new(fd);
+		pw_cancel *stop = pw_cli_interrupt_token();
+		/* The log gets its last lines as the job's process exits, just
+		 * after the job is recorded as over: read on until it is quiet. */
+		int quiet = 0;
+		while (follow && !pw_cancel_raised(stop) && quiet < 3) {
+			sleep_ms(POLL_MS);
+			size_t n = copy_new(fd);
+			quiet = still_running(cat, r.id) || n ? 0 : quiet + 1;
+		}
+		close(fd);
+	}
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&cat);
+	return e ? pw_cli_fail(cli, e) : 0;
+}
+
+/* ---------------------------------------------------------------- wait */
+
+static int wait_job(pw_cli *cli, const char *id_text)
+{
+	pw_catalog *cat = NULL;
+	pw_job_rec r = { 0 };
+	pw_err *e = get_job(cli, id_text, &cat, &r, false);
+	int64_t deadline = pw_clock_deadline_after(cli->timeout);
+	pw_cancel *stop = pw_cli_interrupt_token();
+	while (!e && is_running(&r)) {
+		if (deadline && pw_clock_mono_ms() >= deadline)
+			e = pw_err_new(PW_ERR_TIMEOUT, _("wait longer with --timeout SECONDS, or stop it with 'pyward jobs cancel'"),
+				       _("job %lld is still running after %.0f s"), (long long)r.id, cli->timeout);
+		else if (pw_cancel_raised(stop))
+			e = pw_err_new(PW_ERR_CANCELLED, _("the job itself goes on; 'pyward jobs' shows it"),
+				       _("stopped waiting for job %lld"), (long long)r.id);
+		if (e)
+			break;
+		sleep_ms(POLL_MS);
+		int64_t id = r.id;
+		pw_job_rec_clear(&r);
+		e = pw_jobs_get(cat, id, &r);
+	}
+	int rc = 0;
+	if (e) {
+		rc = pw_cli_fail(cli, e);
+	} else {
+		rc = pw_jobs_exit_status(&r);
+		if (cli->json)
+			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", job_json(&r)));
+		else if (cli->verbosity >= 0)
+			printf(_("job %lld: %s (exit status %d)\n"), (long long)r.id, r.state, rc);
+	}
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- cancel */
+
+/* Poll until the job's process is gone or ms have passed; true when gone. */
+static bool wait_gone(const pw_job_rec *r, long ms)
+{
+	for (long waited = 0; waited < ms; waited += 50) {
+		if (!pw_jobs_process_alive(r->pid, r->proc_start))
+			return true;
+		sleep_ms(50);
+	}
+	return !pw_jobs_process_alive(r->pid, r->proc_start);
+}
+
+/* SIGTERM to the job's process group (it records "cancelled" itself),
+ * SIGKILL when it does not stop within the grace time. */
+static const char *stop_process(const pw_job_rec *r)
+{
+	if (pw_jobs_process_alive(r->pid, r->proc_start))
+		kill(-(pid_t)r->pid, SIGTERM);
+	if (wait_gone(r, CANCEL_GRACE_MS))
+		return NULL;
+	kill(-(pid_t)r->pid, SIGKILL);
+	wait_gone(r, KILL_WAIT_MS);
+	return _("the job did not stop within 15 s of SIGTERM and was killed (SIGKILL)");
+}
+
+static pw_err *cancel(pw_catalog *cat, pw_job_rec *r)
+{
+	if (!is_running(r))
+		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' has its outcome"),
+				  _("job %lld is not running (%s): nothing to cancel"), (long long)r->id, r->state);
+	if (kill(-(pid_t)r->pid, 0) != 0 && errno == EPERM)
+		return pw_err_new(PW_ERR_REFUSED, _("ask them, or run it as root"),
+				  _("job %lld belongs to %s, and you may not signal it"), (long long)r->id, r->user);
+	pw_actor me;
+	pw_catalog_actor_current(&me);
+	pw_err *e = pw_jobs_request_cancel(cat, r->id, me.user);
+	if (e)
+		return e;
+	const char *why = stop_process(r);
+	int64_t id = r->id;
+	pw_job_rec_clear(r);
+	e = pw_jobs_get(cat, id, r);
+	if (!e && is_running(r))
+		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' says what it is doing"),
+				  _("job %lld did not stop, even after SIGKILL"), (long long)id);
+	if (!e && strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
+		e = pw_jobs_close_dead(cat, id, PW_OUTCOME_CANCELLED, 130,
+				       why ? why : _("the job's process ended without recording its outcome"));
+		pw_job_rec_clear(r);
+		if (!e)
+			e = pw_jobs_get(cat, id, r);
+	}
+	return e;
+}
+
+static int cancel_job(pw_cli *cli, const char *id_text)
+{
+	pw_catalog *cat = NULL;
+	pw_job_rec r = { 0 };
+	pw_err *e = pw_cli_require_write(cli, _("cancelling a job"));
+	if (!e)
+		e = get_job(cli, id_text, &cat, &r, true);
+	if (!e)
+		e = cancel(cat, &r);
+	int rc = e ? pw_cli_fail(cli, e) : 0;
+	if (!e && cli->json) {
+		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", job_json(&r)));
+	} else if (!e) {
+		printf(_("job %lld: %s\n"), (long long)r.id, r.state);
+		if (r.stop_reason)
+			print_indented(r.stop_reason, "  ");
+	}
+	pw_job_rec_clear(&r);
+	pw_catalog_close(&cat);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+enum { OPT_FOLLOW = 0x500 };
+
+static const struct option jobs_longopts[] = {
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int handle_option(int code, const char *arg, void *ud)
+{
+	(void)arg;
+	if (code == OPT_FOLLOW || code == 'f') {
+		*(bool *)ud = true;
+		return 0;
+	}
+	return 2;
+}
+
+static int one_id(pw_cli *cli, const char *sub, int nops)
+{
+	if (nops == 1)
+		return 0;
+	pw_cli_usage_error(cli, _("'jobs %s' takes one job id"), sub);
+	return PW_EXIT_USAGE;
+}
+
+static int run_jobs(pw_cli *cli, int argc, char **argv)
+{
+	bool follow = false;
+	int first = pw_cli_parse_command(cli, &pw_cmd_jobs, argc, argv, "f", jobs_longopts, handle_option, &follow);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return pw_cli_fail(cli, e);
+	const char *sub = first < argc ? argv[first] : "list";
+	int nops = first < argc ? argc - first - 1 : 0;
+	char **ops = argv + first + 1;
+	if (strcmp(sub, "list") == 0) {
+		if (!nops)
+			return list_jobs(cli);
+		pw_cli_usage_error(cli, _("'jobs list' takes no arguments"));
+		return PW_EXIT_USAGE;
+	}
+	static const char *const subs[] = { "show", "log", "wait", "cancel" };
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+		if (strcmp(sub, subs[i]) != 0)
+			continue;
+		if (one_id(cli, sub, nops))
+			return PW_EXIT_USAGE;
+		switch (i) {
+		case 0: return show_job(cli, ops[0]);
+		case 1: return show_log(cli, ops[0], follow);
+		case 2: return wait_job(cli, ops[0]);
+		default: return cancel_job(cli, ops[0]);
+		}
+	}
+	pw_cli_usage_error(cli, _("unknown jobs subcommand '%s' (use list, show, log, wait or cancel)"), sub);
+	return PW_EXIT_USAGE;
+}
+
+const pw_cmd pw_cmd_jobs = {
+	.name = "jobs",
+	.summary = N_("list, inspect, follow, wait for and cancel background jobs"),
+	.usage = N_("[list]\n"
+		    "       pyward jobs show ID\n"
+		    "       pyward jobs log ID [--follow]\n"
+		    "       pyward jobs wait ID\n"
+		    "       pyward jobs cancel ID"),
+	.run = run_jobs,
+};
