@@ -1,0 +1,134 @@
+/*
+ * Round-trip timer for bench/scratchpad.sh, one C client for both sides so
+ * that only the server differs:
+ *   scratch_rtt pyward PYWARD_BINARY PYTHON N   cells through the scratchpad host
+ *   scratch_rtt floor PYTHON N                  cells through a minimal JSON-lines loop on pipes
+ * Prints "cold_us median_us p99_us" (cold: the first cell of a fresh session
+ * or process, including its start).
+ */
+#define _GNU_SOURCE 1
+#include "scratch_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+static void report(long long cold, long long *t, int n)
+{
+	qsort(t, (size_t)n, sizeof *t, cmp_ll);
+	printf("%lld %lld %lld\n", cold / 1000, t[n / 2] / 1000, t[(n * 99) / 100] / 1000);
+}
+
+static int bench_pyward(const char *exe, const char *python, int n)
+{
+	const char *argv[] = { "pyward", "python", "--host", NULL };
+	pw_scratch_connect_opts o = { .autostart = true, .host_exe = exe, .host_argv = argv };
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return 1;
+	long long t0 = now_ns();
+	pw_scratch_client *c = NULL;
+	pw_err *e = pw_scratch_connect(&o, &c);
+	char session[64];
+	snprintf(session, sizeof session, "bench-%d", (int)getpid());
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .session = session, .code = (char *)"1+1",
+				   .python = (char *)python, .project_dir = cwd, .env = environ };
+	long long *t = calloc((size_t)n, sizeof *t);
+	long long cold = 0;
+	for (int i = -1; !e && i < n; i++) {
+		long long s = i < 0 ? t0 : now_ns();
+		pw_scratch_result *r = NULL;
+		e = pw_scratch_run(c, &req, NULL, &r);
+		if (!e && (!r->value || strcmp(r->value, "2") != 0)) {
+			fprintf(stderr, "unexpected result\n");
+			return 1;
+		}
+		pw_scratch_result_free(&r);
+		if (i < 0)
+			cold = now_ns() - s;
+		else
+			t[i] = now_ns() - s;
+	}
+	if (e) {
+		fprintf(stderr, "pyward: %s\n", pw_err_message(e));
+		return 1;
+	}
+	pw_scratch_discard(c, session);
+	pw_scratch_close(&c);
+	report(cold, t, n);
+	free(t);
+	return 0;
+}
+
+static const char floor_loop[] =
+	"import sys, json\n"
+	"for line in sys.stdin:\n"
+	"    req = json.loads(line)\n"
+	"    value = eval(compile(req['code'], '<cell>', 'eval'))\n"
+	"    sys.stdout.write(json.dumps({'value': repr(value)}) + '\\n')\n"
+	"    sys.stdout.flush()\n";
+
+static int bench_floor(const char *python, int n)
+{
+	int to[2], from[2];
+	if (pipe(to) || pipe(from))
+		return 1;
+	long long t0 = now_ns();
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		execl(python, python, "-c", floor_loop, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	FILE *in = fdopen(from[0], "r");
+	long long *t = calloc((size_t)n, sizeof *t);
+	long long cold = 0;
+	char line[256];
+	static const char req[] = "{\"code\": \"1+1\"}\n";
+	for (int i = -1; i < n; i++) {
+		long long s = i < 0 ? t0 : now_ns();
+		if (write(to[1], req, sizeof req - 1) != (ssize_t)(sizeof req - 1) || !fgets(line, sizeof line, in))
+			return 1;
+		if (i < 0)
+			cold = now_ns() - s;
+		else
+			t[i] = now_ns() - s;
+	}
+	close(to[1]);
+	fclose(in);
+	report(cold, t, n);
+	free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "pyward") == 0)
+		return bench_pyward(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 4 && strcmp(argv[1], "floor") == 0)
+		return bench_floor(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: scratch_rtt pyward PYWARD PYTHON N | floor PYTHON N\n");
+	return 2;
+}

@@ -1,0 +1,266 @@
+"""pyward scratchpad worker: one persistent namespace per session.
+
+Started by the pyward host as `python -u pyward_worker.py IN_FD OUT_FD`.
+Requests arrive as JSON lines on IN_FD and replies leave on OUT_FD, so the
+user's print() and os.write(1, ...) (fd 1 and 2 are pipes the host reads)
+can never corrupt the protocol. State lives only in this process.
+
+A fresh worker's start is part of every cold start, so this file imports
+only builtin modules up front (_json, _signal); asyncio, traceback and the
+AST classes are imported when a cell first needs them.
+"""
+import _json
+import _signal
+import os
+import sys
+
+CO_COROUTINE = 0x80
+PyCF_ONLY_AST = 0x400
+PyCF_ALLOW_TOP_LEVEL_AWAIT = 0x2000
+
+
+class _JSONContext:
+    """What the C scanner of the json package reads from its decoder."""
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = None
+    memo = {}
+
+
+_scan = _json.make_scanner(_JSONContext())
+
+
+def _clean(text):
+    # lone surrogates (from reprs of odd strings) are not valid JSON text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _encode(value):
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _json.encode_basestring_ascii(_clean(value))
+    return "{" + ", ".join(_json.encode_basestring_ascii(k) + ": " + _encode(v)
+                           for k, v in value.items()) + "}"
+
+
+class Worker:
+    def __init__(self, fd_in, fd_out):
+        self.fd_in = fd_in
+        self.fd_out = fd_out
+        self.pending = b""
+        self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        self.sources = {}  # cell name -> source, for tracebacks
+        self.count = 0
+        self.loop = None
+        self.cell_task = None
+        self.in_cell = False
+
+    # ---- protocol
+    def send(self, obj):
+        data = (_encode(obj) + "\n").encode()
+        while data:
+            n = os.write(self.fd_out, data)
+            data = data[n:]
+
+    def take_line(self):
+        nl = self.pending.find(b"\n")
+        if nl < 0:
+            return None
+        line, self.pending = self.pending[:nl], self.pending[nl + 1:]
+        return _scan(line.decode("utf-8"), 0)[0]
+
+    def read_blocking(self):
+        while True:
+            msg = self.take_line()
+            if msg is not None:
+                return msg
+            chunk = os.read(self.fd_in, 65536)
+            if not chunk:
+                return None
+            self.pending += chunk
+
+    def read_on_loop(self):
+        """Wait for the next request while the event loop runs, so that
+        background tasks keep making progress between cells."""
+        msg = self.take_line()
+        if msg is not None:
+            return msg
+        loop = self.loop
+        fut = loop.create_future()
+
+        def readable():
+            chunk = os.read(self.fd_in, 65536)
+            if not chunk:
+                loop.remove_reader(self.fd_in)
+                if not fut.done():
+                    fut.set_result(None)
+                return
+            self.pending += chunk
+            got = self.take_line()
+            if got is not None:
+                loop.remove_reader(self.fd_in)
+                if not fut.done():
+                    fut.set_result(got)
+
+        loop.add_reader(self.fd_in, readable)
+        return loop.run_until_complete(fut)
+
+    def next_request(self):
+        # Once user code imported asyncio, wait on its loop; until then a
+        # plain blocking read is enough (and needs no asyncio import).
+        if self.loop is None and "asyncio" in sys.modules:
+            self.make_loop()
+        if self.loop is None:
+            return self.read_blocking()
+        return self.read_on_loop()
+
+    def make_loop(self):
+        import asyncio
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+
+    # ---- interrupts
+    def on_sigint(self, signum, frame):
+        if not self.in_cell:
+            return  # a late interrupt after the cell ended: nothing to stop
+        if self.cell_task is not None:
+            self.cell_task.cancel()
+            return
+        raise KeyboardInterrupt
+
+    # ---- cells
+    @staticmethod
+    def compile_cell(src, name):
+        """(body, tail): the statements, and the last expression whose value
+        is shown; either may be None."""
+        flags = PyCF_ALLOW_TOP_LEVEL_AWAIT
+        try:  # the common short cell, one expression: one compile, no AST
+            return None, compile(src, name, "eval", flags)
+        except SyntaxError:
+            pass
+        import _ast
+        tree = compile(src, name, "exec", PyCF_ONLY_AST | flags)
+        last = None
+        if tree.body and isinstance(tree.body[-1], _ast.Expr):
+            last = _ast.Expression(tree.body.pop().value)
+        body = compile(tree, name, "exec", flags)
+        tail = compile(last, name, "eval", flags) if last is not None else None
+        return body, tail
+
+    def evaluate(self, code):
+        if code.co_flags & CO_COROUTINE:
+            if self.loop is None:
+                self.make_loop()
+            coro = eval(code, self.ns)
+            self.cell_task = self.loop.create_task(coro)
+            try:
+                return self.loop.run_until_complete(self.cell_task)
+            except BaseException as exc:
+                if self.cell_task.cancelled():
+                    raise KeyboardInterrupt from None
+                raise exc
+            finally:
+                self.cell_task = None
+        return eval(code, self.ns)
+
+    def run(self, req):
+        self.count += 1
+        name = "<cell %d>" % self.count
+        src = req.get("code", "")
+        self.sources[name] = src
+        reply = {"id": req.get("id"), "status": "ok", "value": None, "traceback": None}
+        self.in_cell = True
+        try:
+            body, tail = self.compile_cell(src, name)
+            if body is not None:
+                self.evaluate(body)
+            value = self.evaluate(tail) if tail is not None else None
+            if value is not None:
+                self.ns["_"] = value
+                reply["value"] = self.safe_repr(value)
+        except KeyboardInterrupt as exc:
+            reply["status"] = "interrupted"
+            reply["traceback"] = self.format_exc(exc)
+        except BaseException as exc:  # SystemExit too: the scratchpad stays
+            reply["status"] = "error"
+            reply["traceback"] = self.format_exc(exc)
+        finally:
+            self.in_cell = False
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        return reply
+
+    @staticmethod
+    def safe_repr(value):
+        try:
+            return repr(value)
+        except BaseException as exc:
+            return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
+
+    def format_exc(self, exc):
+        import linecache
+        import traceback
+        for name, src in self.sources.items():
+            linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+        if isinstance(exc, SyntaxError) and exc.filename in self.sources:
+            return "".join(traceback.format_exception_only(type(exc), exc))
+        tb = exc.__traceback__
+        # start at the user's cell: the worker's and asyncio's frames before
+        # it say nothing to the user; nor does the SIGINT handler after it
+        first = tb
+        while first is not None and not first.tb_frame.f_code.co_filename.startswith("<cell "):
+            first = first.tb_next
+        te = traceback.TracebackException(type(exc), exc, first or tb)
+        te.stack = traceback.StackSummary.from_list(
+            [f for f in te.stack if f.filename != __file__] or list(te.stack))
+        return "".join(te.format())
+
+    def hello(self):
+        version, _, build = sys.version.partition(" ")
+        self.send({"hello": {
+            "version": version,
+            "implementation": sys.implementation.name.replace("cpython", "CPython"),
+            "build": build.replace("\n", " "),
+            "executable": sys.executable,
+            "prefix": sys.prefix,
+            "project_dir": os.getcwd(),
+            "pid": os.getpid(),
+        }})
+
+    def serve(self):
+        _signal.signal(_signal.SIGINT, self.on_sigint)
+        self.hello()
+        while True:
+            try:
+                req = self.next_request()
+            except KeyboardInterrupt:
+                continue
+            if req is None:
+                return
+            self.send(self.run(req))
+
+
+def main():
+    fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
+    for fd in (fd_in, fd_out):
+        os.set_inheritable(fd, False)  # user subprocesses must not hold them
+    sys.argv = [""]
+    sys.path[0] = ""  # like the interactive interpreter: the project dir
+    Worker(fd_in, fd_out).serve()
+
+
+if __name__ == "__main__":
+    main()

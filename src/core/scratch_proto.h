@@ -1,0 +1,157 @@
+/*
+ * Scratchpad protocol pieces shared by the host and its clients: JSON-lines
+ * framing, the bounded output capture (head and tail kept, the middle
+ * counted), and the messages (requests, results, session lists, errors)
+ * encoded to and decoded from one JSON object per line.
+ */
+#ifndef PW_SCRATCH_PROTO_H
+#define PW_SCRATCH_PROTO_H
+
+#include "err.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Files in the socket folder: the socket, the host's pid, its log, the
+ * start lock, and the non-state record of sessions (names, generations)
+ * that lets a restarted host announce the loss. */
+#define PW_SCRATCH_SOCKET "host.sock"
+#define PW_SCRATCH_PIDFILE "host.pid"
+#define PW_SCRATCH_LOG "host.log"
+#define PW_SCRATCH_LOCK "start.lock"
+#define PW_SCRATCH_RECORD "sessions"
+
+#define PW_SCRATCH_DEFAULT_MAX_OUTPUT (64 * 1024)
+/* One line of the protocol may not exceed this (a cell's code, a result). */
+#define PW_SCRATCH_MAX_LINE (64 * 1024 * 1024)
+
+/* True when name is a valid session name (1-64 of A-Z a-z 0-9 . _ -). */
+bool pw_scratch_session_name_ok(const char *name);
+
+/* ---- line framing: bytes in, complete lines out */
+typedef struct pw_scratch_linebuf pw_scratch_linebuf;
+
+pw_scratch_linebuf *pw_scratch_linebuf_new(void);
+void pw_scratch_linebuf_free(pw_scratch_linebuf **lb);
+/* Append bytes; false when the pending line grew past PW_SCRATCH_MAX_LINE. */
+bool pw_scratch_linebuf_feed(pw_scratch_linebuf *lb, const char *data, size_t len);
+/* The next complete line (newline stripped, NUL-terminated) as a malloc'd
+ * string, or NULL when none is complete yet. */
+char *pw_scratch_linebuf_take(pw_scratch_linebuf *lb);
+
+/* ---- bounded capture of one output stream */
+typedef struct pw_scratch_capture pw_scratch_capture;
+
+/* Keeps at most limit bytes: the first limit/2 and the last limit - limit/2. */
+pw_scratch_capture *pw_scratch_capture_new(size_t limit);
+void pw_scratch_capture_free(pw_scratch_capture **c);
+void pw_scratch_capture_add(pw_scratch_capture *c, const char *data, size_t len);
+/* Head and tail joined (a marker line naming the dropped count in between
+ * when bytes were dropped), made valid UTF-8 (see pw_scratch_utf8_clean);
+ * malloc'd. */
+char *pw_scratch_capture_text(const pw_scratch_capture *c);
+size_t pw_scratch_capture_dropped(const pw_scratch_capture *c);
+size_t pw_scratch_capture_total(const pw_scratch_capture *c);
+void pw_scratch_capture_reset(pw_scratch_capture *c, size_t limit);
+
+/* A malloc'd copy of len bytes with every byte that is not part of a valid
+ * UTF-8 sequence (and every NUL) replaced by U+FFFD: JSON strings must be
+ * text, program output need not be. */
+char *pw_scratch_utf8_clean(const char *s, size_t len);
+
+/* ---- requests: client to host */
+typedef enum pw_scratch_op {
+	PW_SCRATCH_OP_RUN,
+	PW_SCRATCH_OP_INTERRUPT,
+	PW_SCRATCH_OP_DISCARD,
+	PW_SCRATCH_OP_LIST,
+} pw_scratch_op;
+
+typedef struct pw_scratch_request {
+	pw_scratch_op op;
+	char *session;
+	char *code;            /* RUN: may be NULL with reset */
+	bool reset;            /* RUN: fresh worker first */
+	char *python;          /* RUN: interpreter for a new worker */
+	bool python_explicit;  /* given with --python/--venv: must match a running worker */
+	char *venv;            /* the environment it belongs to, or NULL */
+	char *project_dir;     /* RUN: the worker's directory */
+	char **env;            /* RUN: NULL-terminated caller environment; NULL: the
+				  one the session was given before (else the host's) */
+	int64_t timeout_ms;    /* RUN: 0 = none */
+	size_t max_output;     /* RUN: per stream; 0 = default */
+} pw_scratch_request;
+
+json_t *pw_scratch_request_encode(const pw_scratch_request *r);
+/* Fill r from j (strings copied); a usage error for a malformed request. */
+pw_err *pw_scratch_request_decode(const json_t *j, pw_scratch_request *r);
+void pw_scratch_request_clear(pw_scratch_request *r);
+
+/* ---- results: host to client */
+typedef struct pw_scratch_notice {
+	char *kind;      /* host_restarted, worker_crashed, evicted, reset, discarded,
+			    interrupt_kill, timeout_kill, env_removed, idle_exit */
+	char *message;   /* for people */
+} pw_scratch_notice;
+
+typedef struct pw_scratch_interp {
+	char *version, *implementation, *build, *executable, *project_dir;
+} pw_scratch_interp;
+
+typedef struct pw_scratch_result {
+	char *session;
+	int64_t execution;       /* 1, 2, ... within a generation; 0 when nothing ran */
+	int64_t generation;      /* bumped whenever the state starts fresh */
+	char *status;            /* ok, error, interrupted, timed_out, lost, reset */
+	char *value;             /* repr of the last non-None expression, or NULL */
+	char *traceback;         /* or NULL */
+	char *out, *err;         /* captured stdout/stderr (never NULL after decode) */
+	size_t out_dropped, err_dropped;  /* bytes cut from the middle */
+	pw_scratch_notice *notices;       /* state loss first */
+	size_t notice_count;
+	pw_scratch_interp *interp;        /* set on a fresh worker's first result */
+	int64_t duration_ms;
+} pw_scratch_result;
+
+json_t *pw_scratch_result_encode(const pw_scratch_result *r);
+pw_err *pw_scratch_result_decode(const json_t *j, pw_scratch_result **out);
+void pw_scratch_result_add_notice(pw_scratch_result *r, const char *kind, const char *message);
+void pw_scratch_result_free(pw_scratch_result **r);
+/* Exit status a CLI should give this result: 0 ok, 1 error/lost, 4 timed
+ * out, 130 interrupted. */
+int pw_scratch_result_exit_status(const pw_scratch_result *r);
+
+/* ---- session list */
+typedef struct pw_scratch_session_info {
+	char *name;
+	char *state;        /* idle, running, queued, no worker */
+	char *python;       /* interpreter of the worker, or NULL */
+	char *last_use;     /* UTC ISO-8601, or NULL */
+	int64_t executions; /* in this generation */
+	int64_t generation;
+	int64_t pid;        /* worker pid, 0 when none */
+} pw_scratch_session_info;
+
+typedef struct pw_scratch_list {
+	pw_scratch_session_info *sessions;
+	size_t count;
+	int64_t host_pid;
+	int64_t max_workers;
+	int64_t workers;
+} pw_scratch_list;
+
+json_t *pw_scratch_list_encode(const pw_scratch_list *l);
+pw_err *pw_scratch_list_decode(const json_t *j, pw_scratch_list **out);
+void pw_scratch_list_free(pw_scratch_list **l);
+
+/* ---- errors on the wire: {"error": {code, message, hint}} */
+json_t *pw_scratch_error_encode(const pw_err *e);
+/* An error carried by j, or NULL when j is not an error message. */
+pw_err *pw_scratch_error_decode(const json_t *j);
+
+/* One line of JSON (compact, '\n'-terminated), malloc'd; *len its length. */
+char *pw_scratch_dump_line(const json_t *j, size_t *len);
+
+#endif

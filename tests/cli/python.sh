@@ -1,0 +1,320 @@
+#!/bin/sh
+# The scratchpad end to end: a real host started by the first call, real
+# CPython workers, state across client processes, honest loss notices,
+# capacity, interrupts, and the owner check. Every host this test starts
+# is stopped by its PID (from the pid file), in each private runtime dir.
+. "$TOP_SRCDIR/tests/lib.sh"
+make_world
+SYS_PY=/usr/bin/python3
+[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
+[ -n "$SYS_PY" ] || skip_all "no python3"
+export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+export PYWARD_SCRATCH_GRACE_MS=700
+unset PYWARD_SCRATCH_TEST_OWNER_UID
+WS="$WORLD/ws"
+RT_DIRS=""
+
+# A private runtime dir (socket folder) per scenario.
+use_rt() {
+	export XDG_RUNTIME_DIR="$WORLD/rt-$1"
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+	RT_DIRS="$RT_DIRS $XDG_RUNTIME_DIR"
+	SOCKDIR="$XDG_RUNTIME_DIR/pyward"
+}
+host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
+# Wait (bounded) until a pid is gone; 0 when it is.
+wait_gone() {
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+	! kill -0 "$1" 2>/dev/null
+}
+stop_host() { # in the current runtime dir
+	_p=$(host_pid)
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
+}
+stop_all_hosts() {
+	for _d in $RT_DIRS; do
+		_p=$(cat "$_d/pyward/host.pid" 2>/dev/null)
+		[ -n "$_p" ] || continue
+		kill "$_p" 2>/dev/null
+		wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
+	done
+}
+trap 'stop_all_hosts; rm -rf "$WORLD"' EXIT
+
+PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
+J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+plan 72
+
+# ---- persistence, _, first result, human form
+use_rt main
+PY -c 'x = 41'
+is "$RC" 0 "the first call starts a host and runs the cell"
+like "$ERR" "CPython 3\.[0-9]+\.[0-9]+ .*$SYS_PY in $WS" "the first result names interpreter, build, executable and project dir"
+HOST1=$(host_pid)
+ok "the host runs detached, its pid in host.pid" kill -0 "$HOST1"
+is "$(stat -c %a "$SOCKDIR")" 700 "the socket folder has mode 0700"
+PY -c 'x + 1'
+is "$OUT" 42 "a variable survives into a call from another client process"
+unlike "$ERR" "CPython" "later results do not repeat the interpreter"
+PY -c '6 * 7'
+PY -c '_ + 1'
+is "$OUT" 43 "_ holds the last value"
+PY -c 'print("out"); None'
+is "$OUT" "out" "a None value is not shown"
+PY -c 'print("text"); 2 + 2'
+is "$OUT" "4
+text" "human form: value, then stdout"
+PY -c '1/0'
+is "$RC" 1 "an exception exits 1"
+like "$ERR" 'File "<cell [0-9]+>", line 1' "the traceback points into the cell"
+unlike "$ERR" "pyward_worker" "the worker's own frames are not shown"
+PY -c 'def f(:'
+like "$ERR" "SyntaxError" "a syntax error is reported, not fatal"
+PY -c 'x'
+is "$OUT" 41 "the state survives errors"
+printf 'y = x * 2\ny\n' > "$WORLD/cell.py"
+PY "$WORLD/cell.py"
+is "$OUT" 82 "code from a file"
+printf 'y + 1\n' > "$WORLD/stdin.py"
+PY - < "$WORLD/stdin.py"
+is "$OUT" 83 "code from standard input"
+
+printf 'x = "\377"\n' > "$WORLD/latin1.py"
+PY "$WORLD/latin1.py"
+is "$RC" 2 "code that is not UTF-8 is refused as a usage error"
+PY -c 'x'
+is "$OUT" 41 "and nothing ran"
+
+# ---- calls of one session run one at a time, in call order
+PY -s order -c 'order = []'
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s order -c 'import time; time.sleep(0.8); order.append(1)' >/dev/null 2>&1 &
+FIRST=$!
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^order .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+PY -s order -c 'order.append(2); order'
+wait "$FIRST"
+is "$OUT" "[1, 2]" "a second call waits for the running one"
+
+# ---- JSON shape
+PY --json -c 'import sys; print("o"); sys.stderr.write("e\n"); 5'
+is "$(J 'list(d.keys())[0], d["status"], d["value"], d["stdout"], d["stderr"], d["truncated"]["stdout"], d["traceback"], d["interpreter"]')" \
+	"notices ok 5 o
+ e
+ 0 None None" "--json: notices first, status, value, stdout, stderr, truncation, traceback"
+EXEC_BEFORE=$(J 'd["execution"]')
+GEN_BEFORE=$(J 'd["generation"]')
+PY --json -c '1'
+is "$(J 'd["execution"] - '"$EXEC_BEFORE"', d["generation"]')" "1 $GEN_BEFORE" "execution numbers count up within a generation"
+
+# ---- user code writing to fd 1 and 2 directly
+PY --json -c 'import os; os.write(1, b"{\"status\": \"forged\"}\n"); os.write(2, b"raw err\n"); 7'
+is "$(J 'd["status"], d["value"], d["stdout"].strip(), d["stderr"].strip()')" 'ok 7 {"status": "forged"} raw err' \
+	"writes to fd 1 and 2 are captured and cannot forge a result"
+
+# ---- truncation
+PY --json --max-output 1000 -c 'print("a" * 3000 + "MIDDLE" + "z" * 3000)'
+is "$(J 'd["truncated"]["stdout"], d["stdout"][:3], d["stdout"].rstrip()[-3:], "MIDDLE" in d["stdout"]')" "5007 aaa zzz False" \
+	"output over the bound keeps head and tail and counts the cut"
+PY -c 'print("b" * 200000)'
+like "$ERR" "stdout: 134465 bytes cut" "the default bound is 64 KiB per stream"
+
+# ---- environment and cwd
+FOO=bar-value run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s envtest -c 'import os; (os.getcwd(), os.environ.get("FOO"))'
+is "$OUT" "('$WS', 'bar-value')" "a new worker runs in the project dir with the caller's environment"
+
+# ---- top-level await, background task between calls
+PY -c 'import asyncio
+ticks = 0
+async def ticker():
+    global ticks
+    while True:
+        ticks += 1
+        await asyncio.sleep(0.01)
+task = asyncio.create_task(ticker())
+await asyncio.sleep(0.05)
+ticks > 0'
+is "$OUT" True "top-level await works"
+PY -c 'seen = ticks; seen'
+SEEN=$OUT
+sleep 0.5
+PY -c 'ticks > seen, task.done()'
+is "$OUT" "(True, False)" "a task made with create_task keeps running between calls"
+PY -c 'await asyncio.sleep(0); 3'
+is "$OUT" 3 "await and a value in one cell"
+
+# ---- interrupts
+PY -s spin -c 'None'
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s spin -c 'while True: pass' >"$WORLD/spin.out" 2>"$WORLD/spin.err" &
+CLIENT=$!
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+run python -s spin --interrupt
+is "$RC" 0 "--interrupt names a running session"
+wait "$CLIENT"
+is "$?" 130 "the interrupted call exits 130"
+like "$(cat "$WORLD/spin.err")" "KeyboardInterrupt" "the cell got KeyboardInterrupt"
+PY -s spin -c '"still here"'
+is "$OUT" "'still here'" "the worker survives an interrupt"
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s spin -c 'while True: pass' >"$WORLD/spin.out" 2>"$WORLD/spin.err" &
+CLIENT=$!
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+kill -INT "$CLIENT"
+wait "$CLIENT"
+is "$?" 130 "Ctrl-C (SIGINT) on the client interrupts the cell"
+PY -s spin -c 'import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); stubborn = 1
+while True: pass' &
+CLIENT=$!
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+run python -s spin --interrupt
+wait "$CLIENT"
+PY -s spin -c '"after"'
+like "$ERR" "did not stop within 700 ms of the interrupt, so the worker was killed" "a cell ignoring the interrupt is killed and the loss announced"
+PY -s spin --timeout 1 -c 'import time; time.sleep(30)'
+is "$RC" 4 "a cell over its time budget exits 4"
+
+# ---- worker crash
+PY -s crash -c 'v = 1'
+PY -s crash --json -c 'import os; os._exit(3)'
+is "$(J 'd["status"], d["notices"][0]["kind"]')" "lost worker_crashed" "a worker dying in a cell gives a lost result"
+PY -s crash --json -c "'v' in globals()"
+is "$(J 'd["value"], d["notices"][0]["kind"]')" "False worker_crashed" "the next result starts with the crash notice"
+like "$(J 'd["notices"][0]["message"]')" "exit status 3" "the notice says how it ended"
+PY -s crash -c 'w = 1'
+run python --list --json
+WPID=$(J '[s["pid"] for s in d["sessions"] if s["name"] == "crash"][0]')
+kill -9 "$WPID"
+wait_gone "$WPID"
+PY -s crash -c "'w' in globals()"
+like "$ERR" "worker process ended \(killed by signal 9\)" "killing the worker's pid is announced on the next result"
+is "$OUT" False "and the state is fresh"
+
+# ---- reset
+PY -s crash -c 'z = 5'
+PY -s crash --json --reset -c "'z' in globals()"
+is "$(J 'd["value"], d["notices"][0]["kind"]')" "False reset" "--reset gives a fresh scratchpad and says so"
+PY -s crash --reset --json
+is "$(J 'd["status"], d["execution"]')" "reset 0" "--reset alone runs nothing"
+
+# ---- list and discard
+run python --list
+like "$OUT" "^crash +idle +0 " "--list shows state and executions"
+like "$OUT" "$SYS_PY" "--list shows the interpreter"
+run python --list --json
+is "$(J 'sorted(s["name"] for s in d["sessions"] if s["state"] != "no worker")[:2], d["host"]["max_workers"]')" "['crash', 'envtest'] 4" "--list --json"
+run python -s crash --discard
+is "$RC" 0 "--discard ends a session"
+PY -s crash --json -c '1'
+is "$(J 'd["notices"][0]["kind"]')" "discarded" "the discarded session's next result says so"
+run python -s nosuch --discard
+is "$RC" 1 "--discard of an unknown session fails"
+
+# ---- interpreter rules
+run --box-root "$WORLD/box" -C "$WS" python -s noint -c '1'
+is "$RC" 3 "no managed runtime and no --python/--venv: refused"
+like "$ERR" "pyward runtime install.*--venv" "the refusal says how to get an interpreter"
+"$SYS_PY" -m venv --without-pip "$WS/venv1" >/dev/null 2>&1
+run --box-root "$WORLD/box" -C "$WS" python -s withvenv --venv venv1 -c 'import sys; sys.prefix'
+is "$OUT" "'$WS/venv1'" "--venv runs the session in that environment"
+run --box-root "$WORLD/box" -C "$WS" python -s withvenv --python "$SYS_PY" -c '1'
+is "$RC" 3 "another explicit interpreter for a running session is refused"
+rm -rf "$WS/venv1"
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^withvenv .*no worker' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+PY -s withvenv --json -c '1'
+is "$(J 'd["notices"][0]["kind"]')" "env_removed" "removing the session's environment discards its worker"
+
+# ---- host restart
+PY -c 'kept = 1'
+kill -9 "$HOST1"
+wait_gone "$HOST1"
+PY --json -c "'kept' in globals()"
+is "$(J 'd["value"], d["notices"][0]["kind"]')" "False host_restarted" "after the host was killed, the next result says so"
+like "$(J 'd["notices"][0]["message"]')" "killed or crashed" "and why"
+HOST2=$(host_pid)
+ok "a new host runs" test -n "$HOST2" -a "$HOST2" != "$HOST1"
+PY --json -c '1'
+is "$(J 'len(d["notices"])')" 0 "the notice is given once"
+stop_host
+
+# ---- LRU eviction with five sessions, and all busy
+use_rt lru
+for s in s1 s2 s3 s4; do PY -s $s -c "mark = '$s'"; done
+PY -s s2 -c 'mark'   # s1 is now the least recently used
+PY -s s5 -c 'mark = "s5"'
+is "$RC" 0 "a fifth session gets a worker"
+PY -s s1 --json -c "'mark' in globals()"
+is "$(J 'd["value"], d["notices"][0]["kind"]')" "False evicted" "the least recently used idle session was evicted and says so"
+PY -s s2 -c 'mark'
+is "$OUT" "'s2'" "the others kept their state"
+PIDS=""
+for s in s2 s3 s4 s5; do
+	"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s $s -c 'import time; time.sleep(60)' >/dev/null 2>&1 &
+	PIDS="$PIDS $!"
+done
+_i=0
+while [ "$("$PYWARD" python --list 2>/dev/null | grep -c ' running ')" -lt 4 ] && [ $_i -lt 150 ]; do sleep 0.1; _i=$((_i + 1)); done
+PY -s s6 -c '1'
+is "$RC" 1 "with all four workers running cells a new session fails"
+like "$ERR" "all 4 scratchpad workers are running cells: .*s[2-5] \(running a cell" "the failure names what is busy"
+for s in s2 s3 s4 s5; do "$PYWARD" python -s $s --interrupt >/dev/null 2>&1; done
+for p in $PIDS; do wait "$p"; done
+PY -s s6 -c '6'
+is "$OUT" 6 "once a worker is idle again, it can be evicted"
+stop_host
+
+# ---- idle exit
+use_rt idle
+mkdir -p "$XDG_CONFIG_HOME/pyward"
+echo 'python_idle_timeout = 1' > "$XDG_CONFIG_HOME/pyward/config"
+PY -c 'idle = 1'
+IPID=$(host_pid)
+wait_gone "$IPID"
+is "$?" 0 "the host exits after its idle time"
+ok "it removed its socket" test ! -e "$SOCKDIR/host.sock"
+PY --json -c "'idle' in globals()"
+like "$(J 'd["notices"][0]["kind"], d["notices"][0]["message"]')" "host_restarted .*exited after 1 s without use" \
+	"the next result says the host exited while idle"
+stop_host
+rm -f "$XDG_CONFIG_HOME/pyward/config"
+
+# ---- the owner check (SO_PEERCRED)
+use_rt owner
+PY -c '1'
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 711 "$WORLD" "$XDG_RUNTIME_DIR" "$SOCKDIR"
+	chmod 666 "$SOCKDIR/host.sock"
+	REPLY=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$SYS_PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b"{\"op\": \"list\"}\n")
+except OSError:
+    pass
+print(s.makefile().readline().strip())' "$SOCKDIR/host.sock" 2>&1)
+	chmod 700 "$XDG_RUNTIME_DIR" "$SOCKDIR" "$WORLD"
+	like "$REPLY" '"code": ?"refused".*serves only its owner' "a client of another uid (nobody) is refused by the host"
+else
+	echo "ok $((_tap_n + 1)) # SKIP not root: no second user to try"
+	_tap_n=$((_tap_n + 1))
+fi
+stop_host
+use_rt owner2
+PYWARD_SCRATCH_TEST_OWNER_UID=4242 PY -c '1'
+is "$RC" 3 "a host that belongs to another uid refuses this client (exit 3)"
+like "$ERR" "serves only its owner \(uid 4242\)" "and says why"
+stop_host
+use_rt noworker
+PYWARD_WORKER="$WORLD/nonexistent.py" PY -c '1'
+is "$RC" 1 "a host without its worker script does not start"
+like "$ERR" "did not start .*worker script $WORLD/nonexistent.py" "and the client says why"
+mkdir -p "$WORLD/rt-bad/pyward" && chmod 755 "$WORLD/rt-bad/pyward"
+XDG_RUNTIME_DIR="$WORLD/rt-bad" PY -c '1'
+is "$RC" 3 "a socket folder that is not private is refused"
+
+done_testing

@@ -1,0 +1,229 @@
+/*
+ * Unit tests: the scratchpad client API against a real host (forked from
+ * this test, serving a private socket folder) and real CPython workers:
+ * the calls the TUI's Python pane makes.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "scratch_client.h"
+#include "scratch_host.h"
+#include "testlib.h"
+#include "xalloc.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef struct world {
+	char dir[PATH_MAX];
+	char worker[PATH_MAX];
+	pid_t host;
+} world;
+
+static const char *python_path(void)
+{
+	const char *py = tl_python();
+	if (py[0] == '/')
+		return py;
+	return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : NULL;
+}
+
+static int teardown(void **state);
+
+static int setup(void **state)
+{
+	world *w = xcalloc(1, sizeof *w);
+	if (tl_make_temp_dir(w->dir, sizeof w->dir, "scratch-client") != 0)
+		return -1;
+	tl_fixture_path(w->worker, sizeof w->worker, "../../data/pyward_worker.py");
+	int ready[2];
+	if (pipe(ready) != 0)
+		return -1;
+	w->host = fork();
+	if (w->host == 0) {
+		close(ready[0]);
+		pw_scratch_host_opts o = { .dir = w->dir, .worker_script = w->worker, .idle_timeout_s = 60,
+					   .max_workers = 2, .grace_ms = 500, .ready_fd = ready[1],
+					   .owner_uid = getuid() };
+		pw_err *e = pw_scratch_host_run(&o);
+		_exit(e ? 1 : 0);
+	}
+	close(ready[1]);
+	struct pollfd p = { .fd = ready[0], .events = POLLIN };
+	char byte = 0;
+	bool up = poll(&p, 1, 10000) == 1 && read(ready[0], &byte, 1) == 1 && byte == 'R';
+	close(ready[0]);
+	*state = w;
+	if (!up) /* no teardown follows a failed setup: stop our child here */
+		teardown(state);
+	return up ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	world *w = *state;
+	if (w->host > 0) {
+		kill(w->host, SIGTERM);
+		tl_wait_child(w->host);
+	}
+	tl_remove_tree(w->dir);
+	free(w);
+	return 0;
+}
+
+static pw_scratch_client *connect_to(const world *w)
+{
+	pw_scratch_connect_opts o = { .dir = w->dir };
+	pw_scratch_client *c = NULL;
+	pw_err *e = pw_scratch_connect(&o, &c);
+	assert_null(e);
+	assert_false(pw_scratch_started_host(c));
+	return c;
+}
+
+static pw_scratch_result *run(pw_scratch_client *c, const char *session, const char *code, const pw_cancel *cancel)
+{
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .session = (char[65]){ 0 }, .code = code ? xstrdup(code) : NULL,
+				   .python = xstrdup(python_path()), .project_dir = xstrdup(cwd), .env = environ };
+	strcpy(req.session, session);
+	pw_scratch_result *r = NULL;
+	pw_err *e = pw_scratch_run(c, &req, cancel, &r);
+	if (e)
+		fail_msg("run failed: %s", pw_err_message(e));
+	free(req.code);
+	free(req.python);
+	free(req.project_dir);
+	return r;
+}
+
+static void test_state_persists_across_clients(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "a", "x = 20", NULL);
+	assert_string_equal(r->status, "ok");
+	assert_null(r->value);
+	assert_non_null(r->interp); /* a fresh worker names its interpreter */
+	assert_non_null(r->interp->version);
+	assert_int_equal(r->execution, 1);
+	assert_int_equal(r->generation, 1);
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+
+	c = connect_to(w);
+	r = run(c, "a", "print('hi'); x + 22", NULL);
+	assert_string_equal(r->value, "42");
+	assert_string_equal(r->out, "hi\n");
+	assert_null(r->interp);
+	assert_int_equal(r->execution, 2);
+	assert_int_equal(pw_scratch_result_exit_status(r), 0);
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+}
+
+static void *raise_later(void *arg)
+{
+	tl_sleep_ms(400);
+	pw_cancel_raise(arg);
+	return NULL;
+}
+
+static void test_cancel_token_interrupts_the_cell(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_cancel *cancel = pw_cancel_new();
+	pthread_t t;
+	pthread_create(&t, NULL, raise_later, cancel);
+	pw_scratch_result *r = run(c, "b", "while True: pass", cancel);
+	pthread_join(t, NULL);
+	assert_string_equal(r->status, "interrupted");
+	assert_non_null(strstr(r->traceback, "KeyboardInterrupt"));
+	assert_int_equal(pw_scratch_result_exit_status(r), 130);
+	pw_scratch_result_free(&r);
+	r = run(c, "b", "'alive'", NULL); /* the same worker goes on */
+	assert_string_equal(r->value, "'alive'");
+	assert_int_equal(r->notice_count, 0);
+	pw_scratch_result_free(&r);
+	pw_cancel_free(&cancel);
+	pw_scratch_close(&c);
+}
+
+static void test_list_discard_and_notice(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "d", "kept = 1", NULL);
+	pw_scratch_result_free(&r);
+	pw_scratch_list *l = NULL;
+	assert_null(pw_scratch_sessions(c, &l));
+	bool found = false;
+	for (size_t i = 0; i < l->count; i++)
+		if (strcmp(l->sessions[i].name, "d") == 0) {
+			found = true;
+			assert_string_equal(l->sessions[i].state, "idle");
+			assert_true(l->sessions[i].pid > 0);
+		}
+	assert_true(found);
+	assert_int_equal(l->host_pid, w->host);
+	pw_scratch_list_free(&l);
+	assert_null(pw_scratch_discard(c, "d"));
+	r = run(c, "d", "'kept' in globals()", NULL);
+	assert_string_equal(r->value, "False");
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "discarded");
+	assert_int_equal(r->generation, 2);
+	pw_scratch_result_free(&r);
+	pw_err *e = pw_scratch_interrupt(c, "d"); /* idle: nothing to interrupt */
+	assert_non_null(e);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	pw_err_free(e);
+	pw_scratch_close(&c);
+}
+
+static void test_no_host_and_no_autostart(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	assert_int_equal(tl_make_temp_dir(dir, sizeof dir, "scratch-empty"), 0);
+	pw_scratch_connect_opts o = { .dir = dir };
+	pw_scratch_client *c = NULL;
+	pw_err *e = pw_scratch_connect(&o, &c);
+	assert_non_null(e);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	assert_null(c);
+	pw_err_free(e);
+	tl_remove_tree(dir);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state_persists_across_clients),
+		cmocka_unit_test(test_cancel_token_interrupts_the_cell),
+		cmocka_unit_test(test_list_discard_and_notice),
+		cmocka_unit_test(test_no_host_and_no_autostart),
+	};
+	return cmocka_run_group_tests_name("scratch_client", tests, setup, teardown);
+}
