@@ -5,6 +5,7 @@
 #include "cli/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
+#include "cli/runtime_plan.h"
 
 #include "clock.h"
 #include "fetch.h"
@@ -75,42 +76,13 @@ static int handle_option(int code, const char *arg, void *ud)
 
 static void mb(int64_t bytes, char *buf, size_t size)
 {
-	if (bytes < 0)
-		snprintf(buf, size, "%s", _("unknown size"));
-	else
-		snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
+	pw_runtime_plan_mb(bytes, buf, size);
 }
 
-/* ---------------------------------------------------------------- pins */
-
-static pw_err *load_pin(pw_cli *cli, const runtime_args *a, pw_pins **pins, const pw_pin **pin)
+static pw_runtime_request request_of(const runtime_args *a)
 {
-	char *path = a->pins_file ? xstrdup(a->pins_file) : pw_cli_data_file("runtime-pins.tsv");
-	pw_err *e = pw_pins_load(path, pins);
-	free(path);
-	char *triple = NULL;
-	if (!e)
-		e = pw_platform_detect(getenv("PYWARD_TEST_SYSNAME"), getenv("PYWARD_TEST_MACHINE"), &triple);
-	if (!e)
-		e = pw_pins_find(*pins, triple, a->version, pin);
-	free(triple);
-	(void)cli;
-	return e;
-}
-
-static const char *mirror_of(pw_cli *cli, const runtime_args *a)
-{
-	if (a->mirror)
-		return a->mirror;
-	const char *env = getenv("PYWARD_RUNTIME_MIRROR");
-	if (env && *env)
-		return env;
-	return pw_settings_get(cli->settings, "runtime_mirror");
-}
-
-static const char *cacert_of(pw_cli *cli, const runtime_args *a)
-{
-	return a->cacert ? a->cacert : pw_settings_get(cli->settings, "ca_bundle");
+	return (pw_runtime_request){ .version = a->version, .pins_file = a->pins_file, .mirror = a->mirror,
+				     .archive = a->archive, .cacert = a->cacert };
 }
 
 /* ---------------------------------------------------------------- status */
@@ -178,7 +150,8 @@ static int run_status(pw_cli *cli, const runtime_args *a)
 		return pw_cli_fail(cli, e);
 	pw_pins *pins = NULL;
 	const pw_pin *pin = NULL;
-	pw_err_free(load_pin(cli, a, &pins, &pin)); /* the pin only adds the size hint */
+	pw_runtime_request rq = request_of(a);
+	pw_err_free(pw_runtime_plan_pin(cli, &rq, &pins, &pin)); /* the pin only adds the size hint */
 	int rc = info.state == PW_RUNTIME_BROKEN ? PW_EXIT_FAILED : 0;
 	if (cli->json)
 		pw_render_json(stdout, status_json(&info, pin));
@@ -191,83 +164,43 @@ static int run_status(pw_cli *cli, const runtime_args *a)
 
 /* ---------------------------------------------------------------- install */
 
-typedef struct install_plan {
-	pw_pins *pins;
-	const pw_pin *pin;
-	char *url;
-	int64_t size;
-	char *dest;
-} install_plan;
-
-static void plan_clear(install_plan *p)
+static void print_plan(const runtime_args *a, const pw_runtime_plan *p, FILE *out)
 {
-	pw_pins_free(&p->pins);
-	free(p->url);
-	free(p->dest);
-}
-
-static pw_err *make_plan(pw_cli *cli, const runtime_args *a, install_plan *p)
-{
-	pw_err *e = load_pin(cli, a, &p->pins, &p->pin);
-	if (e)
-		return e;
-	p->url = pw_pins_url(p->pin, mirror_of(cli, a));
-	p->size = p->pin->size;
-	p->dest = xasprintf("%s/runtime/python/current", cli->box_root);
-	if (a->archive) {
-		FILE *f = fopen(a->archive, "rb");
-		if (!f)
-			return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("--archive %s"), a->archive);
-		fseek(f, 0, SEEK_END);
-		p->size = ftell(f);
-		fclose(f);
-	} else if (p->size < 0 && !a->dry_run) {
-		/* The size is not pinned: ask the server, so consent is informed. */
-		int64_t probed = -1;
-		pw_err *pe = pw_fetch_probe_size(p->url, cacert_of(cli, a), 15, &probed);
-		pw_err_free(pe);
-		p->size = probed;
-	}
-	return NULL;
-}
-
-static void print_plan(const pw_cli *cli, const runtime_args *a, const install_plan *p, FILE *out)
-{
-	char size[32], disk[32];
-	mb(p->size, size, sizeof size);
-	mb(p->size < 0 ? -1 : pw_runtime_space_needed(p->size) - p->size, disk, sizeof disk);
+	pw_runtime_request rq = request_of(a);
+	char *lines[PW_RUNTIME_PLAN_LINES];
+	pw_runtime_plan_describe(&rq, p, lines);
 	fprintf(out, _("pyward will install the managed Python runtime:\n"));
-	fprintf(out, _("  what:   CPython %s (release %s) for %s\n"), p->pin->version, p->pin->release, p->pin->platform);
-	fprintf(out, _("  from:   %s\n"), a->archive ? a->archive : p->url);
-	fprintf(out, _("  size:   %s to download, at most %s on disk\n"), size, disk);
-	fprintf(out, _("  sha256: %s\n"), p->pin->sha256);
-	fprintf(out, _("  pinned: in %s%s\n"), pw_pins_source(p->pins), a->pins_file ? _(" (operator-supplied)") : "");
-	fprintf(out, _("  into:   %s\n"), p->dest);
-	(void)cli;
+	for (size_t i = 0; i < PW_RUNTIME_PLAN_LINES; i++) {
+		fprintf(out, "  %s\n", lines[i]);
+		free(lines[i]);
+	}
 }
 
-static json_t *plan_json(const runtime_args *a, const install_plan *p)
+static json_t *plan_json(const runtime_args *a, const pw_runtime_plan *p)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:b}", "version", p->pin->version, "release", p->pin->release,
-			 "platform", p->pin->platform, "url", a->archive ? a->archive : p->url, "size",
-			 p->size < 0 ? json_null() : json_integer(p->size), "sha256", p->pin->sha256, "destination",
-			 p->dest, "operator_pins", a->pins_file != NULL);
+	char *from = a->archive ? xstrdup(a->archive) : pw_fetch_url_shown(p->url);
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:b}", "version", p->pin->version, "release",
+			      p->pin->release, "platform", p->pin->platform, "url", from, "size",
+			      p->size < 0 ? json_null() : json_integer(p->size), "sha256", p->pin->sha256,
+			      "destination", p->dest, "operator_pins", a->pins_file != NULL);
+	free(from);
+	return j;
 }
 
-static pw_err *consent(pw_cli *cli, const runtime_args *a, const install_plan *p)
+static pw_err *consent(pw_cli *cli, const runtime_args *a, const pw_runtime_plan *p)
 {
 	if (cli->yes)
 		return NULL;
 	if (!isatty(STDIN_FILENO))
 		return pw_err_new(PW_ERR_REFUSED, _("pass --yes to consent, or run it on a terminal"),
 				  _("installing the runtime needs consent and there is no terminal to ask"));
-	print_plan(cli, a, p, stderr);
+	print_plan(a, p, stderr);
 	if (pw_cli_confirm(_("Download and install it?")))
 		return NULL;
 	return pw_err_new(PW_ERR_REFUSED, NULL, _("not installed: consent was not given"));
 }
 
-static void print_install_result(const pw_cli *cli, const install_plan *p, const pw_runtime_install_result *r)
+static void print_install_result(const pw_cli *cli, const pw_runtime_plan *p, const pw_runtime_install_result *r)
 {
 	if (cli->json) {
 		pw_render_json(stdout, json_pack("{s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:I,s:I,s:I}", "schema", 1, "result",
@@ -294,36 +227,30 @@ static void print_install_result(const pw_cli *cli, const install_plan *p, const
 		printf(_("  the archive came from the download cache (hash checked)\n"));
 }
 
-static pw_err *do_install(pw_cli *cli, const runtime_args *a, install_plan *p, pw_catalog *cat, int64_t op,
+static pw_err *do_install(pw_cli *cli, const runtime_args *a, const pw_runtime_plan *p, pw_catalog *cat, int64_t op,
 			  pw_runtime_install_result *r)
 {
 	pw_cli_progress *prog = pw_cli_progress_new(a->progress, cli->verbosity);
-	char *pins_path = xstrdup(pw_pins_source(p->pins));
-	pw_runtime_install_opts o = {
-		.box_root = cli->box_root, .pin = p->pin, .pins_source = pins_path,
-		.pins_from_operator = a->pins_file != NULL, .url = p->url, .archive = a->archive,
-		.ca_file = cacert_of(cli, a), .catalog = cat, .operation_id = op,
-		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = pw_cli_interrupt_token(),
-		.events = pw_cli_progress_events(prog),
-	};
-	pw_err *e = pw_runtime_install(&o, r);
+	pw_runtime_request rq = request_of(a);
+	pw_err *e = pw_runtime_plan_install(cli, &rq, p, cat, op, pw_cli_interrupt_token(),
+					    pw_cli_progress_events(prog), r);
 	pw_cli_progress_free(&prog);
-	free(pins_path);
 	return e;
 }
 
 static int run_install(pw_cli *cli, const runtime_args *a)
 {
-	install_plan p = { 0 };
+	pw_runtime_plan p = { 0 };
+	pw_runtime_request rq = request_of(a);
 	pw_err *e = pw_cli_require_write(cli, _("installing the runtime"));
 	if (!e)
-		e = make_plan(cli, a, &p);
+		e = pw_runtime_plan_make(cli, &rq, !a->dry_run, &p);
 	if (!e && a->dry_run) {
 		if (cli->json)
 			pw_render_json(stdout, json_pack("{s:i,s:b,s:o}", "schema", 1, "dry_run", 1, "plan", plan_json(a, &p)));
 		else
-			print_plan(cli, a, &p, stdout);
-		plan_clear(&p);
+			print_plan(a, &p, stdout);
+		pw_runtime_plan_clear(&p);
 		return 0;
 	}
 	if (!e)
@@ -332,7 +259,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 	int64_t op = 0;
 	if (!e)
 		e = pw_cli_catalog_rw(cli, &cat);
-	char *target = p.pin ? xasprintf("cpython %s %s", p.pin->version, p.pin->platform) : NULL;
+	char *target = pw_runtime_plan_target(&p);
 	if (!e)
 		e = pw_cli_op_begin(cli, cat, "runtime.install", target, &op);
 	if (!e)
@@ -347,7 +274,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 	pw_runtime_install_result_clear(&r);
 	pw_catalog_close(&cat);
 	free(target);
-	plan_clear(&p);
+	pw_runtime_plan_clear(&p);
 	return rc;
 }
 
@@ -355,18 +282,9 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 
 static int run_verify(pw_cli *cli)
 {
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
 	pw_runtime_verify_result r = { 0 };
-	/* verify writes only its own record; in read-only mode it reads the catalog. */
-	pw_err *e = cli->mode == PW_MODE_READ_ONLY ? pw_cli_catalog_ro(cli, &cat) : pw_cli_catalog_rw(cli, &cat);
-	if (!e && cli->mode != PW_MODE_READ_ONLY)
-		e = pw_cli_op_begin(cli, cat, "runtime.verify", "current", &op);
-	if (!e)
-		e = pw_runtime_verify(cli->box_root, cat, &r);
-	size_t diffs = r.modified + r.mode + r.missing + r.unexpected;
-	pw_err *verdict = !e && diffs ? pw_err_new(PW_ERR_FAILED, NULL, _("%zu files differ from the manifest"), diffs) : NULL;
-	pw_cli_op_end(cat, op, e ? e : verdict);
+	size_t diffs = 0;
+	pw_err *e = pw_runtime_run_verify(cli, &r, &diffs);
 	int rc = 0;
 	if (e) {
 		rc = pw_cli_fail(cli, e);
@@ -389,55 +307,36 @@ static int run_verify(pw_cli *cli)
 			printf(_("(%zu new bytecode cache files under __pycache__ were not counted)\n"), r.caches_ignored);
 		rc = diffs ? PW_EXIT_FAILED : 0;
 	}
-	pw_err_free(verdict);
 	pw_runtime_verify_result_clear(&r);
-	pw_catalog_close(&cat);
 	return rc;
 }
 
 static int run_rollback(pw_cli *cli)
 {
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
 	char *version = NULL;
-	pw_err *e = pw_cli_require_write(cli, _("a rollback"));
-	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
-	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.rollback", "previous", &op);
-	if (!e)
-		e = pw_runtime_rollback(cli->box_root, cat, &version);
-	pw_cli_op_end(cat, op, e);
+	pw_err *e = pw_runtime_run_rollback(cli, &version);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "current_version", version));
 	else if (!e)
 		printf(_("rolled back: CPython %s is current again\n"), version);
 	free(version);
-	pw_catalog_close(&cat);
 	return rc;
 }
 
 static int run_remove(pw_cli *cli)
 {
-	pw_catalog *cat = NULL;
-	int64_t op = 0, removed = 0;
+	int64_t removed = 0;
 	pw_err *e = pw_cli_require_write(cli, _("removing the runtime"));
 	if (!e && !cli->yes && !(isatty(STDIN_FILENO) && pw_cli_confirm(_("Remove the managed Python runtime for every user of this machine?"))))
 		e = pw_err_new(PW_ERR_REFUSED, _("pass --yes to confirm"), _("not removed: no confirmation"));
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
-	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.remove", "current", &op);
-	if (!e)
-		e = pw_runtime_remove(cli->box_root, cat, &removed);
-	pw_cli_op_end(cat, op, e);
+		e = pw_runtime_run_remove(cli, &removed);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:b}", "schema", 1, "removed", removed > 0));
 	else if (!e)
 		printf(removed ? _("the managed Python runtime was removed\n") : _("there was no managed runtime to remove\n"));
-	pw_catalog_close(&cat);
 	return rc;
 }
 
@@ -501,6 +400,8 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	pw_pip_result res = { 0 };
+	pw_manifest before = { 0 };
+	pw_runtime_changes changes = { 0 };
 	int64_t op = 0;
 	pw_err *e = pw_cli_require_write(cli, _("installing the baseline"));
 	if (!e)
@@ -513,19 +414,31 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 		e = pw_cli_catalog_rw(cli, &cat);
 	if (!e)
 		e = pw_cli_op_begin(cli, cat, "runtime.baseline", reqs, &op);
+	/* What the baseline adds goes into the runtime's manifest, so verify checks it. */
+	if (!e)
+		e = pw_runtime_snapshot(cli->box_root, &before);
 	if (!e)
 		e = runtime_pip(python, &ce, pw_clock_deadline_after(120));
 	if (!e)
 		e = baseline_pip(cli, a, python, reqs, &ce, cat, op, &res);
+	if (!e)
+		e = pw_runtime_record_changes(cli->box_root, cat, &before, &changes);
+	pw_manifest_clear(&before);
 	pw_cli_op_end(cat, op, e);
 	if (cli->json)
-		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:o}", "schema", 1, "operation", (json_int_t)op,
-						 "outcome", e ? "failed" : "ok", "attempts", pw_cli_attempts_json(&res)));
+		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:o,s:{s:I,s:I,s:I}}", "schema", 1, "operation",
+						 (json_int_t)op, "outcome", e ? "failed" : "ok", "attempts",
+						 pw_cli_attempts_json(&res), "manifest", "added",
+						 (json_int_t)changes.added, "changed", (json_int_t)changes.changed,
+						 "removed", (json_int_t)changes.removed));
 	else if (res.count && cli->verbosity >= 0)
 		pw_cli_print_attempts(&res);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
-	if (!e && !cli->json)
+	if (!e && !cli->json) {
 		printf(_("the baseline from %s is installed in the managed runtime\n"), reqs);
+		printf(_("recorded in the runtime's manifest for 'pyward runtime verify': %zu files added, "
+			 "%zu changed, %zu removed\n"), changes.added, changes.changed, changes.removed);
+	}
 	pw_pip_result_clear(&res);
 	pw_catalog_close(&cat);
 	pw_child_env_clear(&ce);

@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/cmd_jobs.h"
 #include "cli/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
+#include "cli/venvops.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -20,9 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_BUDGET_S 120.0
-#define DISCOVER_BUDGET_S 60.0
-#define MAX_SPECS 256
+#define DEFAULT_BUDGET_S PW_VENV_BUDGET_S
+#define DISCOVER_BUDGET_S PW_VENV_DISCOVER_BUDGET_S
 
 typedef struct venv_args {
 	pw_cli *cli;
@@ -32,14 +33,17 @@ typedef struct venv_args {
 	const char *proxy;
 	const char *seed;
 	bool upgrade;
+	bool background;
 	int depth;
 	const char *requirements[16];
 	size_t req_count;
 	const char *editables[16];
 	size_t editable_count;
+	int argc;          /* the command's words, for --background to start it again */
+	char **argv;
 } venv_args;
 
-enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE };
+enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE, OPT_BACKGROUND };
 
 static const struct option venv_longopts[] = {
 	{ "venv", required_argument, NULL, OPT_VENV },
@@ -47,6 +51,7 @@ static const struct option venv_longopts[] = {
 	{ "index", required_argument, NULL, OPT_INDEX },
 	{ "proxy", required_argument, NULL, OPT_PROXY },
 	{ "upgrade", no_argument, NULL, OPT_UPGRADE },
+	{ "background", no_argument, NULL, OPT_BACKGROUND },
 	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "requirement", required_argument, NULL, 'r' },
@@ -73,6 +78,7 @@ static int handle_option(int code, const char *arg, void *ud)
 	case OPT_INDEX: a->index = arg; return 0;
 	case OPT_PROXY: a->proxy = arg; return 0;
 	case OPT_UPGRADE: a->upgrade = true; return 0;
+	case OPT_BACKGROUND: a->background = true; return 0;
 	case OPT_SEED: a->seed = arg; return 0;
 	case 'r': return add_path(a, a->requirements, &a->req_count, arg);
 	case 'e': return add_path(a, a->editables, &a->editable_count, arg);
@@ -91,27 +97,6 @@ static int handle_option(int code, const char *arg, void *ud)
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-static double budget(const pw_cli *cli, double dflt)
-{
-	return cli->timeout > 0 ? cli->timeout : dflt;
-}
-
-/* A bare name is a folder of the workspace; anything with a slash is a path. */
-static pw_err *resolve_venv(const pw_cli *cli, const char *v, char **out)
-{
-	if (strchr(v, '/'))
-		return pw_guard_resolve(cli->guard, v, out);
-	return pw_guard_join_name(cli->guard, cli->workspace, v, out);
-}
-
-static char *managed_python(const pw_cli *cli)
-{
-	char *py = NULL;
-	pw_err *e = pw_runtime_python(cli->box_root, &py);
-	pw_err_free(e);
-	return py;
-}
 
 /* ---------------------------------------------------------------- discover */
 
@@ -149,7 +134,7 @@ static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
 	pw_err *e = nops ? pw_guard_resolve(cli->guard, ops[0], &start) : NULL;
 	if (!e)
 		e = pw_venv_discover(cli->guard, start, a->depth ? a->depth : 2, 256,
-				     pw_clock_deadline_after(budget(cli, DISCOVER_BUDGET_S)), &l);
+				     pw_clock_deadline_after(pw_cli_budget(cli, DISCOVER_BUDGET_S)), &l);
 	free(start);
 	if (e)
 		return pw_cli_fail(cli, e);
@@ -184,47 +169,24 @@ static pw_err *parse_seed(const char *s, pw_venv_seed *out)
 	return NULL;
 }
 
-typedef struct created {
-	pw_venv_create_result r;
-	char *why;
-	char *path;
-} created;
-
+/* Shared with the full-screen interface (venvops.c); the CLI adds its
+ * progress sink and the SIGINT token. */
 static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, const pw_child_env *ce,
-			  pw_catalog *cat, created *c)
+			  pw_catalog *cat, pw_created *c)
 {
 	pw_venv_seed seed = PW_SEED_FAST;
 	pw_err *e = parse_seed(a->seed, &seed);
-	char *managed = managed_python(cli), *base = NULL, *version = NULL;
-	int64_t op = 0;
-	if (!e)
-		e = pw_cli_op_begin(cli, cat, "venv.create", target, &op);
-	if (!e)
-		e = pw_venv_choose_base(a->python, managed, &base, &version, &c->why);
+	if (e)
+		return e;
 	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->verbosity);
-	pw_venv_create_opts o = { .target = target, .base = base, .seed = seed,
-				  .env_add = (const char *const *)ce->vars,
-				  .deadline_ms = pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
-				  .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog) };
-	if (!e)
-		e = pw_venv_create(&o, &c->r);
-	pw_cli_op_end(cat, op, e);
-	c->path = xstrdup(target);
+	pw_create_request rq = { .target = target, .python = a->python, .seed = seed, .ce = ce,
+				 .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog) };
+	e = pw_cli_venv_create(cli, &rq, cat, c);
 	pw_cli_progress_free(&prog);
-	free(managed);
-	free(base);
-	free(version);
 	return e;
 }
 
-static void created_clear(created *c)
-{
-	pw_venv_create_result_clear(&c->r);
-	free(c->why);
-	free(c->path);
-}
-
-static void print_created(const pw_cli *cli, const created *c)
+static void print_created(const pw_cli *cli, const pw_created *c)
 {
 	if (cli->json) {
 		pw_render_json(stdout, json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b}", "schema", 1, "path", c->path, "existed",
@@ -251,10 +213,10 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 	char *target = NULL;
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
-	created c = { 0 };
+	pw_created c = { 0 };
 	pw_err *e = pw_cli_require_write(cli, _("creating an environment"));
 	if (!e)
-		e = resolve_venv(cli, nops ? ops[0] : ".venv", &target);
+		e = pw_cli_resolve_venv(cli, nops ? ops[0] : ".venv", &target);
 	if (!e)
 		e = pw_child_env_make(cli, &ce);
 	if (!e)
@@ -264,7 +226,7 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!rc)
 		print_created(cli, &c);
-	created_clear(&c);
+	pw_created_clear(&c);
 	pw_catalog_close(&cat);
 	pw_child_env_clear(&ce);
 	free(target);
@@ -273,95 +235,15 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 
 /* ---------------------------------------------------------------- specs */
 
-static bool is_remote(const char *s)
-{
-	static const char *const schemes[] = { "git+", "hg+", "svn+", "bzr+", "http:", "https:", "ftp:", "file:" };
-	if (strstr(s, "://"))
-		return true;
-	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
-		if (strncmp(s, schemes[i], strlen(schemes[i])) == 0)
-			return true;
-	return false;
-}
-
-/* The project name at the start of a spec ("Foo[x]>=1" -> "Foo"). */
-static char *spec_project(const char *spec)
-{
-	size_t n = 0;
-	while (spec[n] && (isalnum((unsigned char)spec[n]) || strchr("-_.", spec[n])))
-		n++;
-	return n ? xstrndup(spec, n) : NULL;
-}
-
-typedef struct spec_list {
-	char *items[MAX_SPECS];
-	size_t count;
-	char *project;
-} spec_list;
-
-static pw_err *spec_add(spec_list *l, char *s)
-{
-	if (l->count >= MAX_SPECS - 2) {
-		free(s);
-		return pw_err_new(PW_ERR_USAGE, NULL, _("too many package specs (at most %d)"), MAX_SPECS - 4);
-	}
-	l->items[l->count++] = s;
-	return NULL;
-}
-
-static void spec_list_clear(spec_list *l)
-{
-	for (size_t i = 0; i < l->count; i++)
-		free(l->items[i]);
-	free(l->project);
-	memset(l, 0, sizeof *l);
-}
-
-/* Editable installs only of local folders inside the allowed roots. */
-static pw_err *add_editable(const pw_cli *cli, spec_list *l, const char *path)
-{
-	if (is_remote(path))
-		return pw_err_new(PW_ERR_REFUSED, _("clone it into the workspace and pass the local folder"),
-				  _("editable installs of remote or VCS URLs are refused: %s"), path);
-	char *abs = NULL;
-	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
-	if (e)
-		return e;
-	pw_err *e2 = spec_add(l, xstrdup("-e"));
-	return e2 ? (free(abs), e2) : spec_add(l, abs);
-}
-
-static pw_err *add_spec(spec_list *l, const char *spec)
-{
-	if (spec[0] == '-')
-		return pw_err_new(PW_ERR_REFUSED, _("pass pip options through pyward's own flags (--index, --proxy, --upgrade, -r, -e)"),
-				  _("'%s' looks like an option, not a package spec"), spec);
-	if (!*spec || strchr(spec, '\n'))
-		return pw_err_new(PW_ERR_USAGE, NULL, _("an empty or multi-line package spec"));
-	if (!l->project)
-		l->project = spec_project(spec);
-	return spec_add(l, xstrdup(spec));
-}
-
-static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char **ops, spec_list *l)
+static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char **ops, pw_spec_list *l)
 {
 	pw_err *e = NULL;
-	for (size_t i = 0; !e && i < a->req_count; i++) {
-		char *abs = NULL;
-		e = pw_guard_resolve(cli->guard, a->requirements[i], &abs);
-		if (!e && access(abs, R_OK) != 0)
-			e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), abs);
-		if (!e)
-			e = spec_add(l, xstrdup("-r"));
-		if (!e)
-			e = spec_add(l, abs);
-		else
-			free(abs);
-	}
+	for (size_t i = 0; !e && i < a->req_count; i++)
+		e = pw_spec_add_requirement(cli, l, a->requirements[i]);
 	for (size_t i = 0; !e && i < a->editable_count; i++)
-		e = add_editable(cli, l, a->editables[i]);
+		e = pw_spec_add_editable(cli, l, a->editables[i]);
 	for (int i = 0; !e && i < nops; i++)
-		e = add_spec(l, ops[i]);
+		e = pw_spec_add(l, ops[i]);
 	return e;
 }
 
@@ -383,58 +265,23 @@ typedef struct pip_job {
 } pip_job;
 
 static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, const char *venv,
-		       const spec_list *specs, const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+		       const pw_spec_list *specs, const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
-	char *python = xasprintf("%s/bin/python", venv);
-	const char *args[MAX_SPECS + 4];
-	size_t k = 0;
-	args[k++] = job->verb;
-	if (!job->chain)
-		args[k++] = "-y";
-	if (a->upgrade && job->chain)
-		args[k++] = "--upgrade";
-	for (size_t i = 0; i < specs->count; i++)
-		args[k++] = specs->items[i];
-	args[k] = NULL;
-	char **mirrors = pw_cli_mirrors(cli);
-	int ports[32];
-	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
 	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->json ? -1 : cli->verbosity);
-	pw_pip_request rq = {
-		.python = python, .pip_args = args, .chain = job->chain,
-		.index = a->index ? a->index : pw_settings_get(cli->settings, "index_url"),
-		.proxy = a->proxy ? a->proxy : pw_settings_get(cli->settings, "proxy"),
-		.mirrors = (const char *const *)mirrors, .proxy_ports = ports, .proxy_port_count = nports,
-		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = cli->workspace,
-		.env_add = (const char *const *)ce->vars,
-		.deadline_ms = pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
-		.cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog),
-		.on_line = print_line, .line_ud = cli, .catalog = cat, .operation_id = op,
-	};
-	pw_err *e = pw_pip_run(&rq, res);
+	pw_pip_job pj = { .verb = job->verb, .chain = job->chain, .upgrade = a->upgrade, .index = a->index,
+			  .proxy = a->proxy, .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog),
+			  .on_line = print_line, .line_ud = cli };
+	pw_err *e = pw_cli_pip_run(cli, &pj, venv, specs, ce, cat, op, res);
 	pw_cli_progress_free(&prog);
-	pw_cli_list_free(mirrors);
-	free(python);
 	return e;
 }
 
-static bool venv_has_pip(const char *venv)
+/* --venv, else the one environment found (*out stays NULL when there is none). */
+static pw_err *find_target(pw_cli *cli, const venv_args *a, char **out, bool create_ok)
 {
-	pw_venv_info info;
-	pw_err *e = pw_venv_inspect(venv, &info);
-	bool has = !e && info.has_pip;
-	if (!e)
-		pw_venv_info_clear(&info);
-	pw_err_free(e);
-	return has;
-}
-
-/* The install target: --venv, else the one environment found, else a new .venv. */
-static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env *ce, pw_catalog *cat, char **out,
-			     bool create_ok)
-{
+	*out = NULL;
 	if (a->venv)
-		return resolve_venv(cli, a->venv, out);
+		return pw_cli_resolve_venv(cli, a->venv, out);
 	pw_venv_list l = { 0 };
 	pw_err *e = pw_venv_discover(cli->guard, cli->workspace, 2, 256, pw_clock_deadline_after(DISCOVER_BUDGET_S), &l);
 	size_t n = e ? 0 : l.count;
@@ -446,14 +293,22 @@ static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env
 	else if (!e && !create_ok)
 		e = pw_err_new(PW_ERR_NOTFOUND, _("pass --venv NAME|PATH"), _("no environment found in the workspace"));
 	pw_venv_list_clear(&l);
-	if (e || n == 1)
+	return e;
+}
+
+/* The install target: --venv, else the one environment found, else a new .venv. */
+static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env *ce, pw_catalog *cat, char **out,
+			     bool create_ok)
+{
+	pw_err *e = find_target(cli, a, out, create_ok);
+	if (e || *out)
 		return e;
-	created c = { 0 };
+	pw_created c = { 0 };
 	char *target = xasprintf("%s/.venv", cli->workspace);
 	if (cli->verbosity >= 0 && !cli->json)
 		fprintf(stderr, _("pyward: no environment in the workspace: creating %s\n"), target);
 	e = create_env(cli, a, target, ce, cat, &c);
-	created_clear(&c);
+	pw_created_clear(&c);
 	if (e)
 		free(target);
 	else
@@ -484,12 +339,12 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 	return rc;
 }
 
-static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
+static int run_pip_here(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
 {
 	char *venv = NULL;
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
-	spec_list specs = { 0 };
+	pw_spec_list specs = { 0 };
 	pw_pip_result res = { 0 };
 	int64_t op = 0;
 	int lock = -1;
@@ -507,13 +362,13 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	if (!e)
 		e = pw_cli_op_begin(cli, cat, job->kind, venv, &op);
 	if (!e)
-		e = pw_venv_lock(cli->workspace, venv, cli->cmdline, pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)),
+		e = pw_venv_lock(cli->workspace, venv, cli->cmdline, pw_clock_deadline_after(pw_cli_budget(cli, DEFAULT_BUDGET_S)),
 				 pw_cli_interrupt_token(), NULL, &lock);
-	if (!e && job->chain && !venv_has_pip(venv)) {
+	if (!e && job->chain && !pw_cli_venv_has_pip(venv)) {
 		if (!cli->json && cli->verbosity >= 0)
 			fprintf(stderr, _("pyward: %s has no pip: repairing it offline (ensurepip)\n"), venv);
 		e = pw_venv_repair_pip(venv, (const char *const *)ce.vars,
-				       pw_clock_deadline_after(budget(cli, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
+				       pw_clock_deadline_after(pw_cli_budget(cli, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
 	}
 	int rc;
 	if (e && !op) {
@@ -526,9 +381,37 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	}
 	pw_venv_unlock(&lock);
 	pw_pip_result_clear(&res);
-	spec_list_clear(&specs);
+	pw_spec_list_clear(&specs);
 	pw_catalog_close(&cat);
 	pw_child_env_clear(&ce);
+	free(venv);
+	return rc;
+}
+
+/* --background: what can be refused is refused now, then the same command
+ * runs again detached (cmd_jobs.c); in that detached process, the job. */
+static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
+{
+	if (!a->background)
+		return run_pip_here(cli, a, nops, ops, job);
+	if (pw_cli_job_running_here()) {
+		pw_err *e = pw_cli_job_enter(cli);
+		return e ? pw_cli_fail(cli, e) : pw_cli_job_leave(cli, run_pip_here(cli, a, nops, ops, job));
+	}
+	pw_spec_list specs = { 0 };
+	char *venv = NULL;
+	pw_err *e = pw_cli_require_write(cli, job->chain ? _("installing packages") : _("uninstalling packages"));
+	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
+		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
+	if (!e)
+		e = build_specs(cli, a, nops, ops, &specs);
+	if (!e)
+		e = find_target(cli, a, &venv, job->chain);
+	if (!e && !venv)
+		venv = xasprintf("%s/.venv", cli->workspace); /* the job creates it */
+	int rc = e ? pw_cli_fail(cli, e)
+		   : pw_cli_job_detach(cli, job->kind, venv, pw_cli_budget(cli, DEFAULT_BUDGET_S), a->argc, a->argv);
+	pw_spec_list_clear(&specs);
 	free(venv);
 	return rc;
 }
@@ -571,7 +454,7 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 
 static int run_venv(pw_cli *cli, int argc, char **argv)
 {
-	venv_args a = { .cli = cli };
+	venv_args a = { .cli = cli, .argc = argc, .argv = argv };
 	int first = pw_cli_parse_command(cli, &pw_cmd_venv, argc, argv, "r:e:", venv_longopts, handle_option, &a);
 	if (first == -2)
 		return 0;
@@ -589,6 +472,10 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 	char **ops = argv + first + 1;
 	static const pip_job install = { "venv.install", "install", true };
 	static const pip_job uninstall = { "venv.uninstall", "uninstall", false };
+	if (a.background && strcmp(sub, "install") != 0 && strcmp(sub, "uninstall") != 0) {
+		pw_cli_usage_error(cli, _("--background is for 'venv install' and 'venv uninstall'"));
+		return PW_EXIT_USAGE;
+	}
 	if (strcmp(sub, "discover") == 0)
 		return run_discover(cli, &a, nops, ops);
 	if (strcmp(sub, "create") == 0)
@@ -608,8 +495,8 @@ const pw_cmd pw_cmd_venv = {
 	.summary = N_("discover, create, install into, uninstall from and remove environments"),
 	.usage = N_("discover [DIR] [--depth N]\n"
 		    "       pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
-		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [-r FILE] [-e PATH] SPEC...\n"
-		    "       pyward venv uninstall [--venv V] NAME...\n"
+		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background] [-r FILE] [-e PATH] SPEC...\n"
+		    "       pyward venv uninstall [--venv V] [--background] NAME...\n"
 		    "       pyward venv remove NAME|PATH"),
 	.run = run_venv,
 };

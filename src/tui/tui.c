@@ -1,27 +1,25 @@
 /*
- * Placeholder screen for the full-screen front end: it proves the terminal
- * handling (capability check, resize, too-small notice, ASCII fallback) and
- * shows where things live. The panes arrive with the TUI issue.
+ * Entry to the full-screen front end: check the terminal, set up curses and
+ * the signal self-pipe, run the app's loop, and always give the terminal back.
  */
 #include "config.h"
 
 #include "tui/tui.h"
 
-#include "catalog.h"
+#include "tui/app.h"
+#include "tui/draw.h"
+
 #include "i18n.h"
-#include "paths.h"
-#include "runtime.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
-#include <langinfo.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <term.h>
 #include <unistd.h>
-
-#define MIN_COLS 80
-#define MIN_LINES 24
 
 bool pw_tui_terminal_ok(const char **why)
 {
@@ -43,130 +41,89 @@ bool pw_tui_terminal_ok(const char **why)
 	return true;
 }
 
-static bool use_unicode(const pw_tui_opts *o)
-{
-	const char *cs = nl_langinfo(CODESET);
-	return !o->ascii && cs && strcmp(cs, "UTF-8") == 0;
-}
+/* Signals only write one byte into this pipe; the loop does the work. */
+static int signal_pipe[2] = { -1, -1 };
 
-/* The frame stops above the key hint line, which has the last row. */
-static void draw_frame(bool unicode)
+static void on_signal(int sig)
 {
-	int bottom = LINES - 2, right = COLS - 1;
-	if (unicode) {
-		mvhline_set(0, 1, WACS_D_HLINE, right - 1);
-		mvhline_set(bottom, 1, WACS_D_HLINE, right - 1);
-		mvvline_set(1, 0, WACS_D_VLINE, bottom - 1);
-		mvvline_set(1, right, WACS_D_VLINE, bottom - 1);
-		mvadd_wch(0, 0, WACS_D_ULCORNER);
-		mvadd_wch(0, right, WACS_D_URCORNER);
-		mvadd_wch(bottom, 0, WACS_D_LLCORNER);
-		mvadd_wch(bottom, right, WACS_D_LRCORNER);
-	} else {
-		mvhline(0, 1, '-', right - 1);
-		mvhline(bottom, 1, '-', right - 1);
-		mvvline(1, 0, '|', bottom - 1);
-		mvvline(1, right, '|', bottom - 1);
-		mvaddch(0, 0, '+');
-		mvaddch(0, right, '+');
-		mvaddch(bottom, 0, '+');
-		mvaddch(bottom, right, '+');
+	int saved = errno;
+	char c = sig == SIGWINCH ? 'W' : sig == SIGINT ? 'I' : 'T';
+	if (write(signal_pipe[1], &c, 1) < 0) {
+		/* full pipe: the loop has enough to wake up for */
 	}
+	errno = saved;
 }
 
-/* One line on the managed runtime's honest state. */
-static void draw_runtime(const pw_tui_opts *o, int row)
+static const int caught[] = { SIGWINCH, SIGINT, SIGTERM, SIGHUP };
+#define NCAUGHT (sizeof caught / sizeof caught[0])
+
+static bool signals_install(struct sigaction old[NCAUGHT])
 {
-	pw_runtime_info info;
-	pw_runtime_status(o->box_root, &info);
-	if (info.state == PW_RUNTIME_INSTALLED)
-		mvprintw(row, 3, _("Runtime:    CPython %s (%s)"), info.version, info.platform ? info.platform : "?");
-	else if (info.state == PW_RUNTIME_BROKEN)
-		mvprintw(row, 3, _("Runtime:    broken: %.*s"), COLS - 24, info.why ? info.why : "?");
-	else
-		mvprintw(row, 3, _("Runtime:    not provisioned ('pyward runtime install')"));
-	pw_runtime_info_clear(&info);
+	if (pipe(signal_pipe) != 0)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		fcntl(signal_pipe[i], F_SETFL, fcntl(signal_pipe[i], F_GETFL) | O_NONBLOCK);
+		fcntl(signal_pipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &sa, &old[i]);
+	return true;
 }
 
-static int count_operations(const char *box_root)
+static void signals_restore(const struct sigaction old[NCAUGHT])
 {
-	char *path = pw_paths_catalog(box_root);
-	pw_catalog *cat = NULL;
-	pw_op_list ops = { 0 };
-	pw_op_filter f = { .limit = -1 };
-	int n = -1;
-	pw_err *e = pw_catalog_open(path, PW_CATALOG_READ_ONLY, &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &ops);
-	if (!e)
-		n = (int)ops.count;
-	pw_err_free(e);
-	pw_op_list_clear(&ops);
-	pw_catalog_close(&cat);
-	free(path);
-	return n;
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &old[i], NULL);
+	close(signal_pipe[0]);
+	close(signal_pipe[1]);
+	signal_pipe[0] = signal_pipe[1] = -1;
 }
 
-static void draw_too_small(void)
+/* Home and End as PuTTY, screen and tmux send them, whatever TERM claims. */
+static void define_extra_keys(void)
 {
-	erase();
-	mvprintw(0, 0, _("terminal too small (need %dx%d)"), MIN_COLS, MIN_LINES);
-	mvprintw(1, 0, _("q quits"));
+	static const struct { const char *seq; int key; } extra[] = {
+		{ "\033[1~", KEY_HOME }, { "\033[4~", KEY_END }, { "\033[7~", KEY_HOME }, { "\033[8~", KEY_END },
+		{ "\033[H", KEY_HOME }, { "\033[F", KEY_END }, { "\033OH", KEY_HOME }, { "\033OF", KEY_END },
+	};
+	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+		if (key_defined(extra[i].seq) <= 0)
+			define_key(extra[i].seq, extra[i].key);
 }
 
-static void draw_screen(const pw_tui_opts *o, int ops)
+static bool no_color_requested(void)
 {
-	erase();
-	draw_frame(use_unicode(o));
-	attron(A_BOLD);
-	mvprintw(0, 2, " pyward %s ", PACKAGE_VERSION);
-	attroff(A_BOLD);
-	mvprintw(2, 3, _("Box root:   %.*s"), COLS - 20, o->box_root);
-	mvprintw(3, 3, _("Workspace:  %.*s"), COLS - 20, o->workspace);
-	mvprintw(4, 3, _("Mode:       %s"), o->mode);
-	draw_runtime(o, 6);
-	if (ops >= 0)
-		mvprintw(5, 3, _("Catalog:    %d operations recorded"), ops);
-	else
-		mvprintw(5, 3, _("Catalog:    unreadable (run 'pyward history' for details)"));
-	mvprintw(8, 3, _("The panes for the runtime, downloads, environments, attempts"));
-	mvprintw(9, 3, _("and history are not built yet. Use the command line meanwhile:"));
-	mvprintw(10, 5, "pyward --help");
-	attron(A_REVERSE);
-	mvprintw(LINES - 1, 0, "%-*s", COLS, _(" q quit   r refresh"));
-	attroff(A_REVERSE);
-}
-
-static void redraw(const pw_tui_opts *o, int ops)
-{
-	if (COLS < MIN_COLS || LINES < MIN_LINES)
-		draw_too_small();
-	else
-		draw_screen(o, ops);
-	refresh();
+	const char *nc = getenv("NO_COLOR");
+	return nc && *nc;
 }
 
 int pw_tui_run(const pw_tui_opts *o)
 {
+	struct sigaction old[NCAUGHT];
+	if (!signals_install(old))
+		return 1;
 	SCREEN *scr = newterm(NULL, stdout, stdin);
-	if (!scr)
+	if (!scr) {
+		signals_restore(old);
 		return 2;
+	}
 	set_escdelay(25);
 	cbreak();
 	noecho();
+	nonl();
 	keypad(stdscr, TRUE);
+	define_extra_keys();
+	nodelay(stdscr, TRUE);
 	curs_set(0);
-	int ops = count_operations(o->box_root);
-	redraw(o, ops);
-	for (;;) {
-		int ch = getch();
-		if (ch == 'q' || ch == 'Q')
-			break;
-		if (ch == 'r')
-			ops = count_operations(o->box_root);
-		redraw(o, ops);
-	}
+	pw_draw_init(o->ascii, no_color_requested());
+	pw_app_config cfg = { .cli = o->cli, .mouse = o->mouse, .signal_fd = signal_pipe[0] };
+	int rc = pw_app_run(&cfg);
 	endwin();
 	delscreen(scr);
-	return 0;
+	signals_restore(old);
+	return rc;
 }

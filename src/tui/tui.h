@@ -4,11 +4,12 @@
 
 #include <stdbool.h>
 
+struct pw_cli;
+
 typedef struct pw_tui_opts {
-	const char *box_root;
-	const char *workspace;
-	const char *mode;
-	bool ascii;  /* force ASCII line drawing */
+	struct pw_cli *cli; /* prepared (pw_cli_prepare): settings, box root, mode */
+	bool ascii;         /* force ASCII line drawing */
+	bool mouse;         /* capture the mouse (off by default: it breaks copy and paste) */
 } pw_tui_opts;
 
 /* Check that a usable terminal is present; on failure fill why (static text)

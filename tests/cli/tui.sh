@@ -7,7 +7,7 @@ make_world
 SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 14
+plan 34
 
 # wait_for TEXT: poll the pane (at most 5 s) until TEXT appears.
 wait_for() {
@@ -21,10 +21,23 @@ wait_for() {
 	return 1
 }
 
+# wait_re REGEX: the same for an extended regular expression.
+wait_re() {
+	i=0
+	while [ $i -lt 50 ]; do
+		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 S=main
 T -f /dev/null new-session -d -s main -x 80 -y 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
 ok "the screen draws at 80x24" wait_for "q quit"
+ok "the runtime's state arrives" wait_for "not provisioned"
 like "$SCREEN" "pyward [0-9.]+" "the title names pyward and its version"
 like "$SCREEN" "Workspace: +$WORLD/ws" "the workspace is shown"
 like "$SCREEN" "q quit" "the key hint line is shown"
@@ -35,6 +48,27 @@ T resize-window -t main -x 60 -y 20
 ok "a small terminal gets a clear notice" wait_for "terminal too small (need 80x24)"
 T resize-window -t main -x 80 -y 24
 ok "the screen recovers after resize" wait_for "Box root:"
+
+# ---- panes and the help overlay
+T send-keys -t main Tab
+ok "Tab goes to the next pane" wait_for "download and install"
+T send-keys -t main BTab
+ok "Shift-Tab goes back" wait_for "Box root:"
+T send-keys -t main 5
+ok "a number goes to its pane" wait_for "No operations recorded"
+T send-keys -t main 3
+ok "the Environments pane has its tab" wait_for "Environments"
+T send-keys -t main 5 '?'
+ok "? opens the help" wait_for "Keys (pyward"
+like "$SCREEN" "Tab, Shift-Tab +next / previous pane" "the help lists the global keys"
+like "$SCREEN" "q or F10 +quit \(asks only while work is running\)" "with the letter alias of every function key"
+like "$SCREEN" "History" "the current pane's keys come first"
+T send-keys -t main NPage
+ok "the help scrolls to the other panes' keys" wait_for "install the managed runtime"
+T send-keys -t main NPage NPage NPage NPage
+ok "and to the end of the list" wait_re "lines [0-9]+-([0-9]+) of \1 "
+T send-keys -t main Escape
+ok "Esc closes the help" wait_for "No operations recorded"
 
 T send-keys -t main q
 ok "q quits with exit 0" wait_for "EXITED rc=0"
@@ -51,7 +85,34 @@ S=ascii
 T new-session -d -s ascii -x 80 -y 24 \
 	"env TERM=xterm LC_ALL=C '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "a non-UTF-8 locale draws the screen" wait_for "q quit"
-like "$(printf '%s\n' "$SCREEN" | head -n 1)" "^\+- pyward" "with ASCII line drawing"
+like "$(printf '%s\n' "$SCREEN" | sed -n 2p)" "^\+- pyward" "with ASCII line drawing"
+
+S=asciiopt
+T new-session -d -s asciiopt -x 80 -y 24 \
+	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' tui --ascii; echo EXITED rc=\$?; sleep 30"
+ok "tui --ascii draws the screen" wait_for "q quit"
+like "$(printf '%s\n' "$SCREEN" | sed -n 2p)" "^\+- pyward" "with ASCII lines in a UTF-8 locale"
+
+# ---- the History pane pages through a long catalog
+mkdir -p "$WORLD/big"
+"$UNIT_HELPER_DIR/catalog_fill" "$WORLD/big/catalog.sqlite3" 450 >/dev/null
+total=$("$PYWARD" --box-root "$WORLD/big" history --limit all --json | grep -c '"id"')
+S=big
+T new-session -d -s big -x 80 -y 24 \
+	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/big' --mode read-only; echo EXITED rc=\$?; sleep 30"
+wait_for "q quit" >/dev/null
+T send-keys -t big 5
+ok "History reads the first page only" wait_for "200 shown, more below"
+T send-keys -t big End End End
+ok "older pages load as the list moves down ($total in all)" wait_for "$total shown"
+like "$SCREEN" "venv.install" "the oldest pages are listed too"
+T send-keys -t big -l "$(printf '\033[4;9~')"
+T send-keys -t big Up
+ok "an unknown escape sequence is not taken for keys ('4' is pane 4)" wait_for "$total shown"
+unlike "$SCREEN" "Operation [0-9]+:" "the Attempts pane was not opened"
+
+run --box-root "$WORLD/box" tui extra
+is "$RC" 2 "tui takes no arguments (exit 2)"
 
 S=unknown
 T new-session -d -s unknown -x 80 -y 24 \

@@ -1,0 +1,182 @@
+/* The runtime install's preparation, shared by the CLI and the TUI. */
+#include "config.h"
+
+#include "cli/runtime_plan.h"
+
+#include "clock.h"
+#include "fetch.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size)
+{
+	if (bytes < 0)
+		snprintf(buf, size, "%s", _("unknown size"));
+	else
+		snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
+}
+
+pw_err *pw_runtime_plan_pin(pw_cli *cli, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin)
+{
+	(void)cli;
+	char *path = rq->pins_file ? xstrdup(rq->pins_file) : pw_cli_data_file("runtime-pins.tsv");
+	pw_err *e = pw_pins_load(path, pins);
+	free(path);
+	char *triple = NULL;
+	if (!e)
+		e = pw_platform_detect(getenv("PYWARD_TEST_SYSNAME"), getenv("PYWARD_TEST_MACHINE"), &triple);
+	if (!e)
+		e = pw_pins_find(*pins, triple, rq->version, pin);
+	free(triple);
+	return e;
+}
+
+static const char *mirror_of(pw_cli *cli, const pw_runtime_request *rq)
+{
+	if (rq->mirror)
+		return rq->mirror;
+	const char *env = getenv("PYWARD_RUNTIME_MIRROR");
+	if (env && *env)
+		return env;
+	return pw_settings_get(cli->settings, "runtime_mirror");
+}
+
+const char *pw_runtime_plan_cacert(pw_cli *cli, const pw_runtime_request *rq)
+{
+	return rq->cacert ? rq->cacert : pw_settings_get(cli->settings, "ca_bundle");
+}
+
+static pw_err *archive_size(const char *archive, int64_t *size)
+{
+	FILE *f = fopen(archive, "rb");
+	if (!f)
+		return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("--archive %s"), archive);
+	fseek(f, 0, SEEK_END);
+	*size = ftell(f);
+	fclose(f);
+	return NULL;
+}
+
+pw_err *pw_runtime_plan_make(pw_cli *cli, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *p)
+{
+	pw_err *e = pw_runtime_plan_pin(cli, rq, &p->pins, &p->pin);
+	if (e)
+		return e;
+	p->url = pw_pins_url(p->pin, mirror_of(cli, rq));
+	p->size = p->pin->size;
+	p->dest = xasprintf("%s/runtime/python/current", cli->box_root);
+	if (rq->archive)
+		return archive_size(rq->archive, &p->size);
+	if (p->size < 0 && probe_size) {
+		/* The size is not pinned: ask the server, so consent is informed. */
+		int64_t probed = -1;
+		pw_err_free(pw_fetch_probe_size(p->url, pw_runtime_plan_cacert(cli, rq), 15, &probed));
+		p->size = probed;
+	}
+	return NULL;
+}
+
+void pw_runtime_plan_clear(pw_runtime_plan *p)
+{
+	pw_pins_free(&p->pins);
+	free(p->url);
+	free(p->dest);
+	p->pin = NULL;
+	p->url = p->dest = NULL;
+}
+
+char *pw_runtime_plan_target(const pw_runtime_plan *p)
+{
+	return p->pin ? xasprintf("cpython %s %s", p->pin->version, p->pin->platform) : NULL;
+}
+
+void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_plan *p,
+			      char *lines[PW_RUNTIME_PLAN_LINES])
+{
+	char size[32], disk[32];
+	pw_runtime_plan_mb(p->size, size, sizeof size);
+	pw_runtime_plan_mb(p->size < 0 ? -1 : pw_runtime_space_needed(p->size) - p->size, disk, sizeof disk);
+	lines[0] = xasprintf(_("what:   CPython %s (release %s) for %s"), p->pin->version, p->pin->release,
+			     p->pin->platform);
+	char *from = rq->archive ? xstrdup(rq->archive) : pw_fetch_url_shown(p->url); /* no credentials shown */
+	lines[1] = xasprintf(_("from:   %s"), from);
+	free(from);
+	lines[2] = xasprintf(_("size:   %s to download, at most %s on disk"), size, disk);
+	lines[3] = xasprintf(_("sha256: %s"), p->pin->sha256);
+	lines[4] = xasprintf(_("pinned: in %s%s"), pw_pins_source(p->pins), rq->pins_file ? _(" (operator-supplied)") : "");
+	lines[5] = xasprintf(_("into:   %s"), p->dest);
+}
+
+pw_err *pw_runtime_plan_install(pw_cli *cli, const pw_runtime_request *rq, const pw_runtime_plan *p,
+				pw_catalog *cat, int64_t op, const pw_cancel *cancel, const pw_events *events,
+				pw_runtime_install_result *r)
+{
+	char *pins_path = xstrdup(pw_pins_source(p->pins));
+	pw_runtime_install_opts o = {
+		.box_root = cli->box_root, .pin = p->pin, .pins_source = pins_path,
+		.pins_from_operator = rq->pins_file != NULL, .url = p->url, .archive = rq->archive,
+		.ca_file = pw_runtime_plan_cacert(cli, rq), .catalog = cat, .operation_id = op,
+		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = cancel, .events = events,
+	};
+	pw_err *e = pw_runtime_install(&o, r);
+	free(pins_path);
+	return e;
+}
+
+pw_err *pw_runtime_run_verify(pw_cli *cli, pw_runtime_verify_result *r, size_t *diffs)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	*diffs = 0;
+	/* verify writes only its own record; in read-only mode it reads the catalog. */
+	bool ro = cli->mode == PW_MODE_READ_ONLY;
+	pw_err *e = ro ? pw_cli_catalog_ro(cli, &cat) : pw_cli_catalog_rw(cli, &cat);
+	if (!e && !ro)
+		e = pw_cli_op_begin(cli, cat, "runtime.verify", "current", &op);
+	if (!e)
+		e = pw_runtime_verify(cli->box_root, cat, r);
+	if (!e)
+		*diffs = r->modified + r->mode + r->missing + r->unexpected;
+	pw_err *verdict = !e && *diffs ? pw_err_new(PW_ERR_FAILED, NULL, _("%zu files differ from the manifest"), *diffs)
+				       : NULL;
+	pw_cli_op_end(cat, op, e ? e : verdict);
+	pw_err_free(verdict);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+pw_err *pw_runtime_run_rollback(pw_cli *cli, char **version)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	pw_err *e = pw_cli_require_write(cli, _("a rollback"));
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.rollback", "previous", &op);
+	if (!e)
+		e = pw_runtime_rollback(cli->box_root, cat, version);
+	pw_cli_op_end(cat, op, e);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+pw_err *pw_runtime_run_remove(pw_cli *cli, int64_t *removed)
+{
+	pw_catalog *cat = NULL;
+	int64_t op = 0;
+	pw_err *e = pw_cli_require_write(cli, _("removing the runtime"));
+	if (!e)
+		e = pw_cli_catalog_rw(cli, &cat);
+	if (!e)
+		e = pw_cli_op_begin(cli, cat, "runtime.remove", "current", &op);
+	if (!e)
+		e = pw_runtime_remove(cli->box_root, cat, removed);
+	pw_cli_op_end(cat, op, e);
+	pw_catalog_close(&cat);
+	return e;
+}

@@ -1,0 +1,68 @@
+/*
+ * The runtime install as both front ends prepare it: which pin (pins file,
+ * --version, platform), from where (mirror from option, environment or
+ * settings), how big (pinned, the archive's size, or asked of the server),
+ * where it goes, the consent text, and the call into core with the catalog
+ * operation the caller opened; then verify, rollback and remove with their
+ * records. The CLI and the TUI share this so neither can skip a step.
+ */
+#ifndef PW_CLI_RUNTIME_PLAN_H
+#define PW_CLI_RUNTIME_PLAN_H
+
+#include "cli/cli.h"
+
+#include "cancel.h"
+#include "events.h"
+#include "pins.h"
+#include "runtime.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What was asked for (all may be NULL: the defaults). */
+typedef struct pw_runtime_request {
+	const char *version;
+	const char *pins_file;  /* operator-supplied --pins */
+	const char *mirror;
+	const char *archive;    /* a local archive instead of a download */
+	const char *cacert;
+} pw_runtime_request;
+
+typedef struct pw_runtime_plan {
+	pw_pins *pins;
+	const pw_pin *pin;
+	char *url;       /* mirror applied */
+	int64_t size;    /* bytes to download, -1 when unknown */
+	char *dest;
+} pw_runtime_plan;
+
+#define PW_RUNTIME_PLAN_LINES 6
+
+/* The pin for this machine from the request's pins file (or the shipped one). */
+pw_err *pw_runtime_plan_pin(pw_cli *cli, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin);
+/* Fill plan; probe_size asks the server for an unpinned size (network). */
+pw_err *pw_runtime_plan_make(pw_cli *cli, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *plan);
+void pw_runtime_plan_clear(pw_runtime_plan *plan);
+const char *pw_runtime_plan_cacert(pw_cli *cli, const pw_runtime_request *rq);
+/* "cpython VERSION PLATFORM": the catalog operation's target. */
+char *pw_runtime_plan_target(const pw_runtime_plan *plan);
+/* The consent statement: what, from, size, sha256, pinned, into (xasprintf'd
+ * lines; free each). */
+void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_plan *plan,
+			      char *lines[PW_RUNTIME_PLAN_LINES]);
+/* Size for people: "12.3 MB", or "unknown size". */
+void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size);
+/* pw_runtime_install with the plan, inside the caller's operation op. */
+pw_err *pw_runtime_plan_install(pw_cli *cli, const pw_runtime_request *rq, const pw_runtime_plan *plan,
+				pw_catalog *cat, int64_t op, const pw_cancel *cancel, const pw_events *events,
+				pw_runtime_install_result *result);
+
+/* The other runtime verbs with their mode check and catalog records, as
+ * both front ends run them (confirmation is the caller's). */
+/* Verify; in read-only mode it reads the catalog and records nothing.
+ * *diffs counts the differences (recorded as a failed verify). */
+pw_err *pw_runtime_run_verify(pw_cli *cli, pw_runtime_verify_result *r, size_t *diffs);
+pw_err *pw_runtime_run_rollback(pw_cli *cli, char **now_version);
+pw_err *pw_runtime_run_remove(pw_cli *cli, int64_t *removed);
+
+#endif

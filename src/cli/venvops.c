@@ -1,0 +1,193 @@
+/* Environment work shared by `pyward venv` and the full-screen interface. */
+#include "config.h"
+
+#include "cli/venvops.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "runtime.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+double pw_cli_budget(const pw_cli *cli, double dflt)
+{
+	return cli->timeout > 0 ? cli->timeout : dflt;
+}
+
+pw_err *pw_cli_resolve_venv(const pw_cli *cli, const char *v, char **out)
+{
+	if (strchr(v, '/'))
+		return pw_guard_resolve(cli->guard, v, out);
+	return pw_guard_join_name(cli->guard, cli->workspace, v, out);
+}
+
+char *pw_cli_managed_python(const pw_cli *cli)
+{
+	char *py = NULL;
+	pw_err *e = pw_runtime_python(cli->box_root, &py);
+	pw_err_free(e);
+	return py;
+}
+
+bool pw_cli_venv_has_pip(const char *venv)
+{
+	pw_venv_info info;
+	pw_err *e = pw_venv_inspect(venv, &info);
+	bool has = !e && info.has_pip;
+	if (!e)
+		pw_venv_info_clear(&info);
+	pw_err_free(e);
+	return has;
+}
+
+/* ---------------------------------------------------------------- specs */
+
+static bool is_remote(const char *s)
+{
+	static const char *const schemes[] = { "git+", "hg+", "svn+", "bzr+", "http:", "https:", "ftp:", "file:" };
+	if (strstr(s, "://"))
+		return true;
+	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
+		if (strncmp(s, schemes[i], strlen(schemes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The project name at the start of a spec ("Foo[x]>=1" -> "Foo"). */
+static char *spec_project(const char *spec)
+{
+	size_t n = 0;
+	while (spec[n] && (isalnum((unsigned char)spec[n]) || strchr("-_.", spec[n])))
+		n++;
+	return n ? xstrndup(spec, n) : NULL;
+}
+
+/* Takes s. */
+static pw_err *spec_push(pw_spec_list *l, char *s)
+{
+	if (l->count >= PW_SPEC_MAX - 2) {
+		free(s);
+		return pw_err_new(PW_ERR_USAGE, NULL, _("too many package specs (at most %d)"), PW_SPEC_MAX - 4);
+	}
+	l->items[l->count++] = s;
+	return NULL;
+}
+
+void pw_spec_list_clear(pw_spec_list *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		free(l->items[i]);
+	free(l->project);
+	memset(l, 0, sizeof *l);
+}
+
+pw_err *pw_spec_add_editable(const pw_cli *cli, pw_spec_list *l, const char *path)
+{
+	if (is_remote(path))
+		return pw_err_new(PW_ERR_REFUSED, _("clone it into the workspace and pass the local folder"),
+				  _("editable installs of remote or VCS URLs are refused: %s"), path);
+	char *abs = NULL;
+	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
+	if (e)
+		return e;
+	pw_err *e2 = spec_push(l, xstrdup("-e"));
+	return e2 ? (free(abs), e2) : spec_push(l, abs);
+}
+
+pw_err *pw_spec_add_requirement(const pw_cli *cli, pw_spec_list *l, const char *path)
+{
+	char *abs = NULL;
+	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
+	if (!e && access(abs, R_OK) != 0)
+		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), abs);
+	if (!e)
+		e = spec_push(l, xstrdup("-r"));
+	if (!e)
+		return spec_push(l, abs);
+	free(abs);
+	return e;
+}
+
+pw_err *pw_spec_add(pw_spec_list *l, const char *spec)
+{
+	if (spec[0] == '-')
+		return pw_err_new(PW_ERR_REFUSED, _("pass pip options through pyward's own flags (--index, --proxy, --upgrade, -r, -e)"),
+				  _("'%s' looks like an option, not a package spec"), spec);
+	if (!*spec || strchr(spec, '\n'))
+		return pw_err_new(PW_ERR_USAGE, NULL, _("an empty or multi-line package spec"));
+	if (!l->project)
+		l->project = spec_project(spec);
+	return spec_push(l, xstrdup(spec));
+}
+
+/* ---------------------------------------------------------------- create */
+
+pw_err *pw_cli_venv_create(pw_cli *cli, const pw_create_request *rq, pw_catalog *cat, pw_created *c)
+{
+	char *managed = pw_cli_managed_python(cli), *base = NULL, *version = NULL;
+	int64_t op = 0;
+	pw_err *e = pw_cli_op_begin(cli, cat, "venv.create", rq->target, &op);
+	if (!e)
+		e = pw_venv_choose_base(rq->python, managed, &base, &version, &c->why);
+	pw_venv_create_opts o = { .target = rq->target, .base = base, .seed = rq->seed,
+				  .env_add = (const char *const *)rq->ce->vars,
+				  .deadline_ms = pw_clock_deadline_after(pw_cli_budget(cli, PW_VENV_BUDGET_S)),
+				  .cancel = rq->cancel, .events = rq->events };
+	if (!e)
+		e = pw_venv_create(&o, &c->r);
+	pw_cli_op_end(cat, op, e);
+	c->path = xstrdup(rq->target);
+	free(managed);
+	free(base);
+	free(version);
+	return e;
+}
+
+void pw_created_clear(pw_created *c)
+{
+	pw_venv_create_result_clear(&c->r);
+	free(c->why);
+	free(c->path);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---------------------------------------------------------------- pip */
+
+pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
+		       const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+{
+	char *python = xasprintf("%s/bin/python", venv);
+	const char *args[PW_SPEC_MAX + 4];
+	size_t k = 0;
+	args[k++] = job->verb;
+	if (!job->chain)
+		args[k++] = "-y";
+	if (job->upgrade && job->chain)
+		args[k++] = "--upgrade";
+	for (size_t i = 0; i < specs->count; i++)
+		args[k++] = specs->items[i];
+	args[k] = NULL;
+	char **mirrors = pw_cli_mirrors(cli);
+	int ports[32];
+	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
+	pw_pip_request rq = {
+		.python = python, .pip_args = args, .chain = job->chain,
+		.index = job->index ? job->index : pw_settings_get(cli->settings, "index_url"),
+		.proxy = job->proxy ? job->proxy : pw_settings_get(cli->settings, "proxy"),
+		.mirrors = (const char *const *)mirrors, .proxy_ports = ports, .proxy_port_count = nports,
+		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = cli->workspace,
+		.env_add = (const char *const *)ce->vars,
+		.deadline_ms = pw_clock_deadline_after(pw_cli_budget(cli, PW_VENV_BUDGET_S)),
+		.cancel = job->cancel, .events = job->events,
+		.on_line = job->on_line, .line_ud = job->line_ud, .catalog = cat, .operation_id = op,
+	};
+	pw_err *e = pw_pip_run(&rq, res);
+	pw_cli_list_free(mirrors);
+	free(python);
+	return e;
+}

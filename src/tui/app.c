@@ -1,0 +1,547 @@
+/* The main loop: poll terminal, job events and signals; draw when dirty, throttled. */
+#include "config.h"
+
+#include "tui/app.h"
+
+#include "tui/dialog.h"
+#include "tui/help.h"
+#include "tui/keys.h"
+
+#include "cli/cli.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define MIN_COLS 80
+#define MIN_LINES 24
+/* Job events redraw at most this often; keys and a job's end at once. */
+#define FRAME_MS 100
+
+struct pw_app {
+	pw_cli *cli;
+	bool mouse;
+	int signal_fd;
+	pw_workers *jobs;
+	void **state;          /* one per pane, same order as pw_panes */
+	char **filters;        /* each pane's last '/' text, offered again */
+	int current;
+	pw_dialog *dialog;
+	bool help_open;
+	int help_scroll;
+	char *status;
+	pw_color status_color;
+	bool dirty, urgent, quit, quit_asked;
+	int64_t last_draw_ms;
+};
+
+/* ---------------------------------------------------------------- services */
+
+pw_cli *pw_app_cli(pw_app *app)
+{
+	return app->cli;
+}
+
+const char *pw_app_box_root(const pw_app *app)
+{
+	return app->cli->box_root;
+}
+
+bool pw_app_read_only(const pw_app *app)
+{
+	return app->cli->mode == PW_MODE_READ_ONLY;
+}
+
+void pw_app_dirty(pw_app *app)
+{
+	app->dirty = true;
+}
+
+void pw_app_status(pw_app *app, pw_color c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(app->status);
+	app->status = xvasprintf(fmt, ap);
+	va_end(ap);
+	app->status_color = c;
+	app->dirty = true;
+}
+
+int pw_app_start_job(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *))
+{
+	app->dirty = true;
+	return pw_workers_start(app->jobs, name, owner, fn, ud, ud_free);
+}
+
+int pw_app_start_read(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *))
+{
+	int id = pw_workers_start(app->jobs, name, owner, fn, ud, ud_free);
+	pw_workers_set_quiet(app->jobs, id);
+	return id;
+}
+
+bool pw_app_cancel_job(pw_app *app, int job_id)
+{
+	return pw_workers_cancel(app->jobs, job_id);
+}
+
+size_t pw_app_jobs_running(const pw_app *app)
+{
+	return pw_workers_running(app->jobs);
+}
+
+static int pane_index(const pw_pane_ops *pane)
+{
+	for (int i = 0; i < pw_pane_count; i++)
+		if (pw_panes[i] == pane)
+			return i;
+	return -1;
+}
+
+static void switch_to(pw_app *app, int index)
+{
+	if (index < 0 || index >= pw_pane_count || index == app->current)
+		return;
+	const pw_pane_ops *old = pw_panes[app->current], *new = pw_panes[index];
+	if (old->on_leave)
+		old->on_leave(app->state[app->current]);
+	app->current = index;
+	free(app->status); /* the news of the pane left behind */
+	app->status = NULL;
+	if (new->on_enter)
+		new->on_enter(app->state[index]);
+	app->dirty = true;
+}
+
+void pw_app_show(pw_app *app, const pw_pane_ops *pane)
+{
+	switch_to(app, pane_index(pane));
+}
+
+void *pw_app_pane_state(pw_app *app, const pw_pane_ops *pane)
+{
+	int i = pane_index(pane);
+	return i < 0 ? NULL : app->state[i];
+}
+
+void pw_app_open_dialog(pw_app *app, pw_dialog *d)
+{
+	pw_dialog_free(&app->dialog);
+	app->dialog = d;
+	app->dirty = true;
+}
+
+/* ---------------------------------------------------------------- drawing */
+
+static bool too_small(void)
+{
+	return COLS < MIN_COLS || LINES < MIN_LINES;
+}
+
+static void draw_too_small(void)
+{
+	pw_draw_set(stdscr, PW_C_NORMAL);
+	mvprintw(0, 0, _("terminal too small (need %dx%d)"), MIN_COLS, MIN_LINES);
+	mvprintw(1, 0, "%s", _("q quits"));
+}
+
+static void draw_tabs(const pw_app *app)
+{
+	int x = 0;
+	for (int i = 0; i < pw_pane_count && x < COLS; i++) {
+		pw_draw_set(stdscr, i == app->current ? PW_C_TAB_ACTIVE : PW_C_TAB);
+		x += pw_draw_textf(stdscr, 0, x, COLS - x, " %d %s ", i + 1, _(pw_panes[i]->title));
+		pw_draw_set(stdscr, PW_C_NORMAL);
+		if (x < COLS)
+			x += pw_draw_text(stdscr, 0, x, 1, " ");
+	}
+	pw_draw_set(stdscr, PW_C_NORMAL);
+}
+
+/* The frame's top border carries the program's name and version. */
+static void draw_title(void)
+{
+	pw_draw_set(stdscr, PW_C_TITLE);
+	pw_draw_textf(stdscr, 1, 2, COLS - 4, " pyward %s ", PACKAGE_VERSION);
+	pw_draw_set(stdscr, PW_C_NORMAL);
+}
+
+/* The global keys are drawn right-aligned and never cut; the pane's own
+ * hint gets what is left (translations are longer than the English). */
+static void draw_hints(const pw_app *app)
+{
+	const pw_pane_ops *p = pw_panes[app->current];
+	char *globals = p->wants_text ? xasprintf("%s ", _("F1 help  F10 quit"))
+				      : xasprintf("%s%s ", p->filter ? _("/ filter  ") : "", _("? help  q quit"));
+	int gw = pw_draw_width(globals);
+	if (gw > COLS - 1)
+		gw = COLS - 1;
+	pw_draw_set(stdscr, PW_C_HINT);
+	pw_draw_cell(stdscr, LINES - 1, 0, COLS, "");
+	if (p->hint && COLS - gw - 3 > 0)
+		pw_draw_text(stdscr, LINES - 1, 1, COLS - gw - 3, _(p->hint));
+	pw_draw_text(stdscr, LINES - 1, COLS - gw, gw, globals);
+	pw_draw_set(stdscr, PW_C_NORMAL);
+	free(globals);
+}
+
+/* The status line sits in the frame's bottom border. */
+static void draw_status(const pw_app *app)
+{
+	int y = LINES - 2;
+	size_t running = pw_workers_running(app->jobs);
+	int x = 2;
+	if (running) {
+		pw_draw_set(stdscr, PW_C_WARN);
+		x += pw_draw_textf(stdscr, y, x, COLS - 4, _(" working: %s "), pw_workers_any_name(app->jobs));
+	}
+	if (app->status && x < COLS - 4) {
+		pw_draw_set(stdscr, app->status_color);
+		pw_draw_textf(stdscr, y, x, COLS - 2 - x, " %s ", app->status);
+	}
+	pw_draw_set(stdscr, PW_C_NORMAL);
+}
+
+static void draw_all(pw_app *app)
+{
+	erase();
+	if (too_small()) {
+		draw_too_small();
+		refresh();
+		return;
+	}
+	draw_tabs(app);
+	pw_draw_box(stdscr, 1, 0, LINES - 2, COLS, PW_C_FRAME);
+	draw_title();
+	draw_status(app);
+	pw_rect r = { .y = 2, .x = 2, .h = LINES - 4, .w = COLS - 4 };
+	const pw_pane_ops *p = pw_panes[app->current];
+	p->draw(app->state[app->current], stdscr, r);
+	pw_draw_set(stdscr, PW_C_NORMAL);
+	draw_hints(app);
+	if (app->help_open)
+		pw_help_draw(stdscr, &app->help_scroll, p);
+	if (app->dialog)
+		pw_dialog_draw(app->dialog, stdscr);
+	refresh();
+}
+
+/* ---------------------------------------------------------------- keys */
+
+static void on_quit_answer(void *ud, bool yes)
+{
+	pw_app *app = ud;
+	if (yes) {
+		pw_workers_cancel_all(app->jobs);
+		app->quit = true;
+	}
+}
+
+static void ask_quit(pw_app *app)
+{
+	if (pw_workers_running(app->jobs) == 0) {
+		app->quit = true;
+		return;
+	}
+	char *q = xasprintf(_("'%s' is still running. Quit and cancel it?"), pw_workers_any_name(app->jobs));
+	pw_dialog_confirm(app, _("Quit"), q, _("Quit"), on_quit_answer, app);
+	free(q);
+}
+
+static void on_filter_text(void *ud, const char *text)
+{
+	pw_app *app = ud;
+	const pw_pane_ops *p = pw_panes[app->current];
+	if (text && p->filter) {
+		free(app->filters[app->current]);
+		app->filters[app->current] = xstrdup(text);
+		p->filter(app->state[app->current], text);
+	}
+	app->dirty = true;
+}
+
+static void open_filter(pw_app *app)
+{
+	const pw_pane_ops *p = pw_panes[app->current];
+	if (!p->filter) {
+		pw_app_status(app, PW_C_WARN, _("this pane has nothing to filter"));
+		return;
+	}
+	pw_dialog_input(app, _("Filter"), _("Show only lines containing (empty shows all):"),
+			app->filters[app->current], on_filter_text, app);
+}
+
+static void mouse_key(pw_app *app)
+{
+	MEVENT m;
+	if (getmouse(&m) != OK || m.y != 0 || !(m.bstate & BUTTON1_CLICKED))
+		return;
+	int x = 0;
+	for (int i = 0; i < pw_pane_count; i++) {
+		char label[80];
+		snprintf(label, sizeof label, " %d %s  ", i + 1, _(pw_panes[i]->title));
+		int w = pw_draw_width(label);
+		if (m.x >= x && m.x < x + w) {
+			switch_to(app, i);
+			return;
+		}
+		x += w;
+	}
+}
+
+static void help_key(pw_app *app, int ch)
+{
+	switch (ch) {
+	case KEY_UP: app->help_scroll--; break;
+	case KEY_DOWN: app->help_scroll++; break;
+	case KEY_PPAGE: app->help_scroll -= LINES / 2; break;
+	case KEY_NPAGE:
+	case ' ': app->help_scroll += LINES / 2; break;
+	case KEY_HOME: app->help_scroll = 0; break;
+	case PW_KEY_ESC:
+	case 'q':
+	case '?':
+	case '\n': app->help_open = false; break;
+	}
+	if (app->help_scroll < 0)
+		app->help_scroll = 0;
+}
+
+static bool global_key(pw_app *app, int ch)
+{
+	if (ch >= '1' && ch < '1' + pw_pane_count) {
+		switch_to(app, ch - '1');
+		return true;
+	}
+	switch (ch) {
+	case '\t': switch_to(app, (app->current + 1) % pw_pane_count); return true;
+	case KEY_BTAB: switch_to(app, (app->current + pw_pane_count - 1) % pw_pane_count); return true;
+	case '?': app->help_open = true; app->help_scroll = 0; return true;
+	case '/': open_filter(app); return true;
+	case 'q': ask_quit(app); return true;
+	case PW_KEY_CTRL('l'): clearok(curscr, TRUE); return true;
+	case KEY_MOUSE: if (app->mouse) mouse_key(app); return true;
+	}
+	return false;
+}
+
+static void handle_key(pw_app *app, int raw)
+{
+	app->dirty = app->urgent = true;
+	if (raw == KEY_RESIZE)
+		return;
+	if (app->dialog) {
+		if (pw_dialog_key(app->dialog, raw)) {
+			pw_dialog *d = app->dialog;
+			app->dialog = NULL;
+			pw_dialog_finish(&d);
+		}
+		return;
+	}
+	int ch = pw_keys_normalize(raw);
+	if (too_small()) {
+		if (ch == 'q')
+			ask_quit(app);
+		return;
+	}
+	if (app->help_open) {
+		help_key(app, ch);
+		return;
+	}
+	const pw_pane_ops *p = pw_panes[app->current];
+	if (p->wants_text) { /* text first: only Tab and Shift-Tab stay global */
+		if (raw == '\t' || raw == KEY_BTAB || !p->key(app->state[app->current], raw))
+			global_key(app, ch);
+		return;
+	}
+	/* Pane keys first, except the ones that must work everywhere. */
+	bool reserved = ch == '\t' || ch == KEY_BTAB || ch == '?' || ch == 'q' || ch == '/' ||
+			(ch >= '1' && ch < '1' + pw_pane_count);
+	if (!reserved && p->key && p->key(app->state[app->current], ch))
+		return;
+	global_key(app, ch);
+}
+
+/* Esc with '[' or 'O' right behind it in the same burst is an escape
+ * sequence curses did not know: skip it up to its final byte rather than
+ * acting on its characters ("Esc [ 4 ~" must not mean "pane 4"). Anything
+ * else behind an Esc is a key of its own. */
+static void after_escape(pw_app *app)
+{
+	int next, c;
+	if (!pw_keys_read(stdscr, &next)) {
+		handle_key(app, PW_KEY_ESC);
+		return;
+	}
+	if (next == '[' || next == 'O') {
+		while (pw_keys_read(stdscr, &c))
+			if (c >= 0x40 && c <= 0x7e)
+				break;
+		return;
+	}
+	handle_key(app, PW_KEY_ESC);
+	if (!app->quit)
+		handle_key(app, next);
+}
+
+static void read_keys(pw_app *app)
+{
+	int raw;
+	while (!app->quit && pw_keys_read(stdscr, &raw)) {
+		if (raw == PW_KEY_ESC)
+			after_escape(app);
+		else
+			handle_key(app, raw);
+	}
+}
+
+/* ---------------------------------------------------------------- events, signals */
+
+static void deliver(const pw_job_event *ev, void *ctx)
+{
+	pw_app *app = ctx;
+	for (int i = 0; i < pw_pane_count; i++)
+		if (pw_panes[i]->on_event)
+			pw_panes[i]->on_event(app->state[i], ev);
+	app->dirty = true;
+	/* A job's end is news, and rare: shown at once. Streams (progress,
+	 * log lines) wait for the next frame. */
+	if (ev->kind == PW_JOB_DONE)
+		app->urgent = true;
+}
+
+static void resize_from_tty(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resize_term(ws.ws_row, ws.ws_col);
+}
+
+/* Ctrl-C is a signal, not a key: a text pane (interrupting its work,
+ * clearing its input) hears it before it means quit. */
+static bool text_pane_took(pw_app *app, int ch)
+{
+	const pw_pane_ops *p = pw_panes[app->current];
+	return p->wants_text && !app->help_open && !too_small() && p->key(app->state[app->current], ch);
+}
+
+static void read_signals(pw_app *app)
+{
+	char buf[64];
+	ssize_t n = read(app->signal_fd, buf, sizeof buf);
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == 'W') {
+			resize_from_tty();
+			clearok(curscr, TRUE);
+		} else if (buf[i] == 'I' && !app->dialog) {
+			if (!text_pane_took(app, PW_KEY_CTRL('c')))
+				ask_quit(app);
+		} else if (buf[i] == 'T' || buf[i] == 'I') {
+			pw_workers_cancel_all(app->jobs);
+			app->quit = true;
+		}
+	}
+	app->dirty = app->urgent = true;
+}
+
+/* ---------------------------------------------------------------- loop */
+
+static int frame_wait(pw_app *app)
+{
+	if (!app->dirty)
+		return -1; /* nothing to draw: sleep until something happens */
+	int64_t since = pw_clock_mono_ms() - app->last_draw_ms;
+	if (app->urgent || since >= FRAME_MS) {
+		draw_all(app);
+		app->dirty = app->urgent = false;
+		app->last_draw_ms = pw_clock_mono_ms();
+		return -1;
+	}
+	return (int)(FRAME_MS - since);
+}
+
+static void loop(pw_app *app)
+{
+	struct pollfd fds[3] = {
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+		{ .fd = pw_workers_fd(app->jobs), .events = POLLIN },
+		{ .fd = app->signal_fd, .events = POLLIN },
+	};
+	while (!app->quit) {
+		int timeout = frame_wait(app);
+		int n = poll(fds, 3, timeout);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (fds[2].revents & POLLIN)
+			read_signals(app);
+		if (fds[1].revents & POLLIN)
+			pw_workers_dispatch(app->jobs, deliver, app);
+		if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (!(fds[0].revents & POLLIN)) {
+				app->quit = true; /* the terminal went away */
+				pw_workers_cancel_all(app->jobs);
+			}
+			read_keys(app);
+		}
+	}
+}
+
+static pw_app *app_new(const pw_app_config *cfg)
+{
+	pw_workers *jobs = pw_workers_new();
+	if (!jobs)
+		return NULL; /* no pipe: panes could not start their jobs */
+	pw_app *app = xcalloc(1, sizeof *app);
+	app->cli = cfg->cli;
+	app->mouse = cfg->mouse;
+	app->signal_fd = cfg->signal_fd;
+	app->jobs = jobs;
+	app->state = xcalloc((size_t)pw_pane_count, sizeof *app->state);
+	app->filters = xcalloc((size_t)pw_pane_count, sizeof *app->filters);
+	for (int i = 0; i < pw_pane_count; i++)
+		app->state[i] = pw_panes[i]->create(app);
+	app->dirty = app->urgent = true;
+	return app;
+}
+
+static void app_free(pw_app *app)
+{
+	/* Jobs first: their last events may still name pane state. */
+	pw_workers_free(&app->jobs);
+	for (int i = 0; i < pw_pane_count; i++) {
+		pw_panes[i]->destroy(app->state[i]);
+		free(app->filters[i]);
+	}
+	free(app->state);
+	free(app->filters);
+	pw_dialog_free(&app->dialog);
+	free(app->status);
+	free(app);
+}
+
+int pw_app_run(const pw_app_config *cfg)
+{
+	if (!cfg->mouse)
+		mousemask(0, NULL);
+	else
+		mousemask(BUTTON1_CLICKED, NULL);
+	pw_app *app = app_new(cfg);
+	if (!app)
+		return PW_EXIT_FAILED;
+	if (pw_panes[0]->on_enter)
+		pw_panes[0]->on_enter(app->state[0]);
+	loop(app);
+	app_free(app);
+	return PW_EXIT_OK;
+}

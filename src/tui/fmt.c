@@ -1,0 +1,54 @@
+/* Numbers for people: sizes, rates, durations, times. */
+#include "config.h"
+
+#include "tui/fmt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pw_fmt_bytes(int64_t n, char *buf, size_t size)
+{
+	if (n < 0)
+		snprintf(buf, size, "?");
+	else if (n < 1000)
+		snprintf(buf, size, "%lld B", (long long)n);
+	else if (n < 1000000)
+		snprintf(buf, size, "%.1f kB", (double)n / 1e3);
+	else if (n < 1000000000)
+		snprintf(buf, size, "%.1f MB", (double)n / 1e6);
+	else
+		snprintf(buf, size, "%.2f GB", (double)n / 1e9);
+}
+
+void pw_fmt_rate(double r, char *buf, size_t size)
+{
+	if (!(r > 0)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	char b[32];
+	pw_fmt_bytes((int64_t)r, b, sizeof b);
+	snprintf(buf, size, "%s/s", b);
+}
+
+void pw_fmt_eta(double seconds, char *buf, size_t size)
+{
+	if (seconds < 0 || seconds > 360000) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	long s = (long)(seconds + 0.5);
+	if (s >= 3600)
+		snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
+}
+
+void pw_fmt_time(const char *iso, char *buf, size_t size)
+{
+	if (!iso || strlen(iso) < 19) {
+		snprintf(buf, size, "%s", iso ? iso : "-");
+		return;
+	}
+	snprintf(buf, size, "%.10s %.8s", iso, iso + 11);
+}

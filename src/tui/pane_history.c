@@ -1,0 +1,412 @@
+/*
+ * History pane: the catalog browser. Operations newest first, read a page at
+ * a time (keyset paging on started_at, id) through a read-only catalog
+ * connection, so a catalog of 100,000 operations opens as fast as one of
+ * ten and nothing is ever written (it works in --mode read-only). '/'
+ * filters (kind, target, user or outcome); Enter shows one operation with
+ * its attempts (URL, pinned hash, exit, class, output tail).
+ */
+#include "config.h"
+
+#include "tui/pane.h"
+
+#include "tui/app.h"
+#include "tui/draw.h"
+#include "tui/fmt.h"
+#include "tui/keys.h"
+
+#include "cli/cli.h"
+
+#include "catalog.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE 200
+/* List columns: started (UTC, without the year), user, kind, outcome, target. */
+#define COL_USER 12
+#define COL_KIND 21
+#define COL_OUTCOME 38
+#define COL_TARGET 49
+
+typedef struct history_pane {
+	pw_app *app;
+	pw_op_rec *rows;
+	size_t count, cap;
+	bool more;          /* the last page was full: there may be older ones */
+	size_t selected, top;
+	char *filter;
+	char *error;
+	bool stale, visible;
+	int list_rows;      /* rows the list had at the last draw */
+	/* details of one operation */
+	char **detail;
+	size_t detail_count;
+	size_t detail_top;
+} history_pane;
+
+/* ---------------------------------------------------------------- loading */
+
+static void clear_rows(history_pane *p)
+{
+	for (size_t i = 0; i < p->count; i++)
+		pw_op_rec_clear(&p->rows[i]);
+	p->count = 0;
+	p->more = false;
+}
+
+static void set_error(history_pane *p, const pw_err *e)
+{
+	free(p->error);
+	p->error = e ? xasprintf("%s%s%s", pw_err_message(e), pw_err_hint(e) ? " - " : "",
+				 pw_err_hint(e) ? pw_err_hint(e) : "")
+		     : NULL;
+}
+
+/* One more page after the rows already loaded. */
+static void load_page(history_pane *p)
+{
+	pw_catalog *cat = NULL;
+	pw_op_list ops = { 0 };
+	pw_op_filter f = { .limit = PAGE, .text = p->filter };
+	if (p->count) {
+		f.before_started = p->rows[p->count - 1].started_at;
+		f.before_id = p->rows[p->count - 1].id;
+	}
+	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	if (!e)
+		e = pw_catalog_ops_query(cat, &f, &ops);
+	set_error(p, e);
+	pw_err_free(e);
+	if (ops.count && p->count + ops.count > p->cap) {
+		p->cap = (p->count + ops.count) * 2;
+		p->rows = xrealloc(p->rows, p->cap * sizeof *p->rows);
+	}
+	if (ops.count)
+		memcpy(p->rows + p->count, ops.items, ops.count * sizeof *ops.items);
+	p->count += ops.count;
+	p->more = ops.count == PAGE;
+	free(ops.items); /* the records moved into rows */
+	pw_catalog_close(&cat);
+}
+
+static void reload(history_pane *p)
+{
+	int64_t keep = p->selected < p->count ? p->rows[p->selected].id : 0;
+	clear_rows(p);
+	load_page(p);
+	p->stale = false;
+	/* Stay on the same operation when it is still in the first page. */
+	p->selected = 0;
+	for (size_t i = 0; keep && i < p->count; i++)
+		if (p->rows[i].id == keep)
+			p->selected = i;
+	if (p->top > p->selected)
+		p->top = p->selected;
+}
+
+/* Rows near the end of what is loaded: fetch the next page. */
+static void ensure_loaded(history_pane *p, size_t upto)
+{
+	while (p->more && upto + 1 >= p->count) {
+		size_t before = p->count;
+		load_page(p);
+		if (p->count == before)
+			break;
+	}
+}
+
+/* ---------------------------------------------------------------- details */
+
+static void clear_detail(history_pane *p)
+{
+	for (size_t i = 0; i < p->detail_count; i++)
+		free(p->detail[i]);
+	free(p->detail);
+	p->detail = NULL;
+	p->detail_count = p->detail_top = 0;
+}
+
+static void add_detail(history_pane *p, char *line)
+{
+	p->detail = xrealloc(p->detail, (p->detail_count + 1) * sizeof *p->detail);
+	p->detail[p->detail_count++] = line;
+}
+
+static void add_text_lines(history_pane *p, const char *indent, const char *text)
+{
+	for (const char *s = text; s && *s;) {
+		const char *nl = strchr(s, '\n');
+		int len = nl ? (int)(nl - s) : (int)strlen(s);
+		add_detail(p, xasprintf("%s%.*s", indent, len, s));
+		s += len + (nl ? 1 : 0);
+	}
+}
+
+static void add_attempt(history_pane *p, const pw_attempt_rec *a)
+{
+	char when[32];
+	pw_fmt_time(a->started_at, when, sizeof when);
+	add_detail(p, xasprintf(_("Attempt %d  %s  %lld ms  exit %d  class %s"), a->seq, when,
+				(long long)a->duration_ms, a->exit_code, a->klass ? a->klass : "-"));
+	add_detail(p, xasprintf(_("  URL:     %s"), a->index_url ? a->index_url : _("(default)")));
+	add_detail(p, xasprintf(_("  proxy:   %s"), a->proxy ? a->proxy : _("(none)")));
+	add_detail(p, xasprintf(_("  command: %s"), a->argv ? a->argv : "-"));
+	if (a->output_tail && *a->output_tail) {
+		add_detail(p, xstrdup(_("  output (tail):")));
+		add_text_lines(p, "    ", a->output_tail);
+	}
+}
+
+static void open_detail(history_pane *p)
+{
+	if (p->selected >= p->count)
+		return;
+	pw_catalog *cat = NULL;
+	pw_op_rec op = { 0 };
+	pw_attempt_list att = { 0 };
+	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	if (!e)
+		e = pw_catalog_op_get(cat, p->rows[p->selected].id, &op, &att);
+	clear_detail(p);
+	if (e) {
+		add_detail(p, xasprintf(_("Cannot read the operation: %s"), pw_err_message(e)));
+	} else {
+		char start[32], end[32];
+		pw_fmt_time(op.started_at, start, sizeof start);
+		pw_fmt_time(op.finished_at, end, sizeof end);
+		add_detail(p, xasprintf(_("Operation %lld"), (long long)op.id));
+		add_detail(p, xasprintf(_("  kind:      %s"), op.kind));
+		add_detail(p, xasprintf(_("  target:    %s"), op.target ? op.target : "-"));
+		add_detail(p, xasprintf(_("  outcome:   %s"), op.outcome));
+		if (op.stop_reason)
+			add_detail(p, xasprintf(_("  reason:    %s"), op.stop_reason));
+		add_detail(p, xasprintf(_("  started:   %s UTC"), start));
+		add_detail(p, xasprintf(_("  finished:  %s%s"), op.finished_at ? end : "-", op.finished_at ? " UTC" : ""));
+		add_detail(p, xasprintf(_("  user:      %s (uid %lld) on %s, pid %lld"), op.user, (long long)op.uid,
+					op.host, (long long)op.pid));
+		add_detail(p, xasprintf(_("  command:   %s"), op.args ? op.args : "-"));
+		add_detail(p, xasprintf(_("  attempts:  %zu"), att.count));
+		for (size_t i = 0; i < att.count; i++)
+			add_attempt(p, &att.items[i]);
+	}
+	pw_err_free(e);
+	pw_op_rec_clear(&op);
+	pw_attempt_list_clear(&att);
+	pw_catalog_close(&cat);
+}
+
+/* ---------------------------------------------------------------- drawing */
+
+static void draw_detail(history_pane *p, WINDOW *win, pw_rect r)
+{
+	int rows = r.h - 1;
+	if (p->detail_top >= p->detail_count)
+		p->detail_top = p->detail_count ? p->detail_count - 1 : 0;
+	/* Long lines (commands, URLs, hashes) wrap rather than being cut. */
+	int y = 0;
+	for (size_t i = p->detail_top; i < p->detail_count && y < rows; i++)
+		y += pw_draw_wrapped(win, r.y + y, r.x, r.w, rows - y, 4, p->detail[i]);
+	pw_draw_set(win, PW_C_DIM);
+	pw_draw_text(win, r.y + r.h - 1, r.x, r.w, _("Esc back to the list   Up/Down scroll"));
+	pw_draw_set(win, PW_C_NORMAL);
+}
+
+static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool selected)
+{
+	static const struct { const char *outcome; pw_color color; } colors[] = {
+		{ PW_OUTCOME_OK, PW_C_OK }, { PW_OUTCOME_FAILED, PW_C_ERROR }, { PW_OUTCOME_TIMED_OUT, PW_C_ERROR },
+		{ PW_OUTCOME_INTERRUPTED, PW_C_ERROR }, { PW_OUTCOME_REFUSED, PW_C_WARN },
+		{ PW_OUTCOME_CANCELLED, PW_C_WARN }, { PW_OUTCOME_RUNNING, PW_C_TITLE },
+	};
+	char when[32];
+	pw_fmt_time(op->started_at, when, sizeof when);
+	pw_draw_set(win, selected ? PW_C_SELECTED : PW_C_NORMAL);
+	pw_draw_blank(win, y, r.x, r.w);
+	/* "12-02 19:38": the year and seconds are in the details */
+	char shortwhen[16];
+	snprintf(shortwhen, sizeof shortwhen, "%.11s", strlen(when) > 5 ? when + 5 : when);
+	pw_draw_cell(win, y, r.x, COL_KIND - 10, shortwhen);
+	pw_draw_cell(win, y, r.x + COL_USER, 8, op->user);
+	pw_draw_cell(win, y, r.x + COL_KIND, 16, op->kind);
+	if (!selected)
+		for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
+			if (strcmp(op->outcome, colors[i].outcome) == 0)
+				pw_draw_set(win, colors[i].color);
+	pw_draw_cell(win, y, r.x + COL_OUTCOME, 10, op->outcome);
+	pw_draw_set(win, selected ? PW_C_SELECTED : PW_C_NORMAL);
+	pw_draw_text(win, y, r.x + COL_TARGET, r.w - COL_TARGET, op->target ? op->target : "-");
+	pw_draw_set(win, PW_C_NORMAL);
+}
+
+static void draw_footer(const history_pane *p, WINDOW *win, pw_rect r)
+{
+	char *f = p->filter && *p->filter ? xasprintf(_(", filter '%s' (/ changes it)"), p->filter) : xstrdup("");
+	pw_draw_set(win, PW_C_DIM);
+	pw_draw_textf(win, r.y + r.h - 1, r.x, r.w, _("%zu shown%s%s"), p->count, p->more ? _(", more below") : "", f);
+	pw_draw_set(win, PW_C_NORMAL);
+	free(f);
+}
+
+static void draw(void *self, WINDOW *win, pw_rect r)
+{
+	history_pane *p = self;
+	if (p->detail) {
+		draw_detail(p, win, r);
+		return;
+	}
+	pw_draw_set(win, PW_C_LABEL);
+	pw_draw_text(win, r.y, r.x, COL_USER, _("STARTED"));
+	pw_draw_text(win, r.y, r.x + COL_USER, 8, _("USER"));
+	pw_draw_text(win, r.y, r.x + COL_KIND, 16, _("KIND"));
+	pw_draw_text(win, r.y, r.x + COL_OUTCOME, 10, _("OUTCOME"));
+	pw_draw_text(win, r.y, r.x + COL_TARGET, r.w - COL_TARGET, _("TARGET"));
+	pw_draw_set(win, PW_C_NORMAL);
+	if (p->error) {
+		pw_draw_set(win, PW_C_ERROR);
+		pw_draw_wrapped(win, r.y + 2, r.x, r.w, 4, 0, p->error);
+		pw_draw_set(win, PW_C_NORMAL);
+		return;
+	}
+	if (p->count == 0) {
+		pw_draw_text(win, r.y + 2, r.x, r.w, _("No operations recorded (or none match)."));
+		draw_footer(p, win, r);
+		return;
+	}
+	p->list_rows = r.h - 2;
+	if (p->selected < p->top)
+		p->top = p->selected;
+	if (p->selected >= p->top + (size_t)p->list_rows)
+		p->top = p->selected - (size_t)p->list_rows + 1;
+	for (int i = 0; i < p->list_rows && p->top + (size_t)i < p->count; i++)
+		draw_row(win, r, r.y + 1 + i, &p->rows[p->top + (size_t)i], p->top + (size_t)i == p->selected);
+	draw_footer(p, win, r);
+}
+
+/* ---------------------------------------------------------------- keys, events */
+
+static void move_to(history_pane *p, long target)
+{
+	if (target < 0)
+		target = 0;
+	ensure_loaded(p, (size_t)target + (size_t)p->list_rows);
+	if (p->count == 0)
+		return;
+	if ((size_t)target >= p->count)
+		target = (long)p->count - 1;
+	p->selected = (size_t)target;
+}
+
+static bool detail_key(history_pane *p, int ch)
+{
+	switch (ch) {
+	case PW_KEY_ESC:
+	case KEY_LEFT:
+	case KEY_BACKSPACE:
+	case '\n': clear_detail(p); return true;
+	case KEY_UP: if (p->detail_top) p->detail_top--; return true;
+	case KEY_DOWN: p->detail_top++; return true;
+	case KEY_NPAGE: p->detail_top += 10; return true;
+	case KEY_PPAGE: p->detail_top = p->detail_top > 10 ? p->detail_top - 10 : 0; return true;
+	}
+	return false;
+}
+
+static bool key(void *self, int ch)
+{
+	history_pane *p = self;
+	if (p->detail)
+		return detail_key(p, ch);
+	long page = p->list_rows > 1 ? p->list_rows - 1 : 10;
+	switch (ch) {
+	case KEY_UP: move_to(p, (long)p->selected - 1); return true;
+	case KEY_DOWN: move_to(p, (long)p->selected + 1); return true;
+	case KEY_PPAGE: move_to(p, (long)p->selected - page); return true;
+	case KEY_NPAGE: move_to(p, (long)p->selected + page); return true;
+	case KEY_HOME: move_to(p, 0); return true;
+	case KEY_END: move_to(p, (long)p->count - 1); return true;
+	case '\n':
+	case KEY_RIGHT: open_detail(p); return true;
+	case 'r': reload(p); return true;
+	}
+	return false;
+}
+
+static void set_filter(void *self, const char *text)
+{
+	history_pane *p = self;
+	free(p->filter);
+	p->filter = text && *text ? xstrdup(text) : NULL;
+	p->selected = p->top = 0;
+	reload(p);
+}
+
+static void on_event(void *self, const pw_job_event *ev)
+{
+	history_pane *p = self;
+	if (ev->kind != PW_JOB_DONE)
+		return;
+	/* Work that ended was recorded: show it when the list is in view. */
+	if (p->visible && !p->detail)
+		reload(p);
+	else
+		p->stale = true;
+}
+
+static void on_enter(void *self)
+{
+	history_pane *p = self;
+	p->visible = true;
+	if (p->stale || p->count == 0)
+		reload(p);
+}
+
+static void on_leave(void *self)
+{
+	((history_pane *)self)->visible = false;
+}
+
+static void *create(pw_app *app)
+{
+	history_pane *p = xcalloc(1, sizeof *p);
+	p->app = app;
+	p->stale = true; /* read when first shown */
+	p->list_rows = 18;
+	return p;
+}
+
+static void destroy(void *self)
+{
+	history_pane *p = self;
+	clear_rows(p);
+	free(p->rows);
+	clear_detail(p);
+	free(p->filter);
+	free(p->error);
+	free(p);
+}
+
+static const pw_help_key help_keys[] = {
+	{ N_("Up, Down, PgUp, PgDn"), N_("move through the operations (older ones load as you go)") },
+	{ N_("Enter"), N_("details: attempts, URL, pinned hash, output (Esc back)") },
+	{ N_("/"), N_("show only operations whose kind, target, user or outcome contains a text") },
+	{ N_("r"), N_("read the catalog again") },
+	{ NULL, NULL },
+};
+
+const pw_pane_ops pw_pane_history = {
+	.title = N_("History"),
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.key = key,
+	.on_event = on_event,
+	.filter = set_filter,
+	.on_enter = on_enter,
+	.on_leave = on_leave,
+	.help_keys = help_keys,
+	.hint = N_("Enter details  r refresh"),
+};

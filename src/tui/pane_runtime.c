@@ -1,0 +1,433 @@
+/*
+ * Runtime pane: the managed CPython's honest state (read in a job from the
+ * markers, symlinks and the catalog, never written) and its actions:
+ * install (the Download pane's consent), verify, rollback and remove (both
+ * confirmed, No the default), run through the same calls as the CLI.
+ */
+#include "config.h"
+
+#include "tui/pane.h"
+
+#include "tui/app.h"
+#include "tui/dialog.h"
+#include "tui/draw.h"
+#include "tui/fmt.h"
+#include "tui/pane_download.h"
+
+#include "cli/cli.h"
+#include "cli/runtime_plan.h"
+
+#include "i18n.h"
+#include "runtime.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_W 12
+
+/* What the status job reads. */
+typedef struct status_data {
+	pw_cli *cli;
+	pw_runtime_info info;
+	char *error, *error_hint;
+	int64_t pinned_size;
+	char *pinned_version;
+	pw_op_rec last_verify;
+	bool have_verify;
+} status_data;
+
+typedef enum action { ACT_VERIFY, ACT_ROLLBACK, ACT_REMOVE } action;
+
+typedef struct action_data {
+	pw_cli *cli;
+	action what;
+	pw_runtime_verify_result verify;
+	size_t diffs;
+	char *version;
+	int64_t removed;
+} action_data;
+
+typedef struct runtime_pane {
+	pw_app *app;
+	status_data *st;     /* the last status read, or NULL */
+	int status_job, action_job;
+	bool reload_wanted;
+	char *action_result;
+	pw_color action_color;
+} runtime_pane;
+
+/* ---------------------------------------------------------------- jobs */
+
+static void status_free(void *p)
+{
+	status_data *s = p;
+	if (!s)
+		return;
+	pw_runtime_info_clear(&s->info);
+	free(s->error);
+	free(s->error_hint);
+	free(s->pinned_version);
+	pw_op_rec_clear(&s->last_verify);
+	free(s);
+}
+
+static void read_last_verify(status_data *s)
+{
+	pw_catalog *cat = NULL;
+	pw_op_filter f = { .kind = "runtime.verify", .limit = 1 };
+	pw_op_list ops = { 0 };
+	pw_err *e = pw_cli_catalog_ro(s->cli, &cat);
+	if (!e)
+		e = pw_catalog_ops_query(cat, &f, &ops);
+	if (!e && ops.count == 1) {
+		s->last_verify = ops.items[0];
+		memset(&ops.items[0], 0, sizeof ops.items[0]);
+		s->have_verify = true;
+	}
+	pw_err_free(e);
+	pw_op_list_clear(&ops);
+	pw_catalog_close(&cat);
+}
+
+static pw_err *status_work(pw_job *job, void *ud)
+{
+	(void)job;
+	status_data *s = ud;
+	pw_err *e = pw_runtime_status(s->cli->box_root, &s->info);
+	if (e) {
+		s->error = xstrdup(pw_err_message(e));
+		s->error_hint = pw_err_hint(e) ? xstrdup(pw_err_hint(e)) : NULL;
+		pw_err_free(e);
+	}
+	pw_pins *pins = NULL;
+	const pw_pin *pin = NULL;
+	pw_runtime_request rq = { 0 };
+	s->pinned_size = -1;
+	pw_err *pe = pw_runtime_plan_pin(s->cli, &rq, &pins, &pin);
+	if (!pe) {
+		s->pinned_size = pin->size;
+		s->pinned_version = xstrdup(pin->version);
+	}
+	pw_err_free(pe);
+	pw_pins_free(&pins);
+	read_last_verify(s);
+	return NULL;
+}
+
+static void action_free(void *p)
+{
+	action_data *a = p;
+	pw_runtime_verify_result_clear(&a->verify);
+	free(a->version);
+	free(a);
+}
+
+static pw_err *action_work(pw_job *job, void *ud)
+{
+	(void)job;
+	action_data *a = ud;
+	switch (a->what) {
+	case ACT_VERIFY: return pw_runtime_run_verify(a->cli, &a->verify, &a->diffs);
+	case ACT_ROLLBACK: return pw_runtime_run_rollback(a->cli, &a->version);
+	case ACT_REMOVE: return pw_runtime_run_remove(a->cli, &a->removed);
+	}
+	return NULL;
+}
+
+static void reload(runtime_pane *p)
+{
+	if (p->status_job) {
+		p->reload_wanted = true; /* one read at a time; another after it */
+		return;
+	}
+	status_data *s = xcalloc(1, sizeof *s);
+	s->cli = pw_app_cli(p->app);
+	p->status_job = pw_app_start_read(p->app, _("reading the runtime's state"), p, status_work, s, status_free);
+}
+
+/* ---------------------------------------------------------------- actions */
+
+static void set_action_result(runtime_pane *p, pw_color c, char *text)
+{
+	free(p->action_result);
+	p->action_result = text;
+	p->action_color = c;
+	pw_app_status(p->app, c, "%s", text);
+}
+
+static void start_action(runtime_pane *p, action what, const char *name)
+{
+	if (p->action_job) {
+		pw_app_status(p->app, PW_C_WARN, "%s", _("another runtime action is still running"));
+		return;
+	}
+	action_data *a = xcalloc(1, sizeof *a);
+	a->cli = pw_app_cli(p->app);
+	a->what = what;
+	p->action_job = pw_app_start_job(p->app, name, p, action_work, a, action_free);
+}
+
+static void on_rollback_answer(void *ud, bool yes)
+{
+	if (yes)
+		start_action(ud, ACT_ROLLBACK, _("rolling back the runtime"));
+}
+
+static void on_remove_answer(void *ud, bool yes)
+{
+	if (yes)
+		start_action(ud, ACT_REMOVE, _("removing the runtime"));
+}
+
+/* Refuse a change in read-only mode before asking anything. */
+static bool may_change(runtime_pane *p, const char *what)
+{
+	pw_err *e = pw_cli_require_write(pw_app_cli(p->app), what);
+	if (!e)
+		return true;
+	set_action_result(p, PW_C_ERROR, xasprintf(_("Refused: %s (%s)"), pw_err_message(e), pw_err_hint(e) ? pw_err_hint(e) : ""));
+	pw_err_free(e);
+	return false;
+}
+
+static void ask_rollback(runtime_pane *p)
+{
+	if (!may_change(p, _("a rollback")))
+		return;
+	const char *prev = p->st && p->st->info.has_previous ? p->st->info.previous_version : NULL;
+	if (!prev) {
+		set_action_result(p, PW_C_WARN, xstrdup(_("There is no previous install to roll back to.")));
+		return;
+	}
+	char *q = xasprintf(_("Make CPython %s current again? The current install becomes the previous one."), prev);
+	pw_dialog_confirm(p->app, _("Roll back"), q, _("Roll back"), on_rollback_answer, p);
+	free(q);
+}
+
+static void ask_remove(runtime_pane *p)
+{
+	if (!may_change(p, _("removing the runtime")))
+		return;
+	pw_dialog_confirm(p->app, _("Remove"), _("Remove the managed Python runtime for every user of this machine?"),
+			  _("Remove"), on_remove_answer, p);
+}
+
+static void action_done(runtime_pane *p, const pw_job_event *ev)
+{
+	const action_data *a = ev->ud;
+	p->action_job = 0;
+	if (ev->err) {
+		set_action_result(p, PW_C_ERROR, xasprintf(_("Failed: %s"), pw_err_message(ev->err)));
+	} else if (a->what == ACT_VERIFY) {
+		const pw_runtime_verify_result *r = &a->verify;
+		set_action_result(p, a->diffs ? PW_C_ERROR : PW_C_OK,
+				  xasprintf(_("Verify: %lld files checked: %zu modified, %zu mode changed, %zu missing, %zu unexpected"),
+					    (long long)r->files_checked, r->modified, r->mode, r->missing, r->unexpected));
+	} else if (a->what == ACT_ROLLBACK) {
+		set_action_result(p, PW_C_OK, xasprintf(_("Rolled back: CPython %s is current again."), a->version));
+	} else {
+		set_action_result(p, PW_C_OK, xstrdup(a->removed ? _("The managed Python runtime was removed.")
+								  : _("There was no managed runtime to remove.")));
+	}
+	reload(p);
+}
+
+/* ---------------------------------------------------------------- pane */
+
+static void *create(pw_app *app)
+{
+	runtime_pane *p = xcalloc(1, sizeof *p);
+	p->app = app;
+	reload(p);
+	return p;
+}
+
+static void destroy(void *self)
+{
+	runtime_pane *p = self;
+	status_free(p->st);
+	free(p->action_result);
+	free(p);
+}
+
+static void on_event(void *self, const pw_job_event *ev)
+{
+	runtime_pane *p = self;
+	if (ev->kind != PW_JOB_DONE)
+		return;
+	if (ev->owner == p && ev->job_id == p->status_job) {
+		/* Move what the job read into the pane; its husk is freed with the job. */
+		status_free(p->st);
+		p->st = xmalloc(sizeof *p->st);
+		*p->st = *(status_data *)ev->ud;
+		*(status_data *)ev->ud = (status_data){ 0 };
+		p->status_job = 0;
+		if (p->reload_wanted) {
+			p->reload_wanted = false;
+			reload(p);
+		}
+		return;
+	}
+	if (ev->owner == p && ev->job_id == p->action_job) {
+		action_done(p, ev);
+		return;
+	}
+	/* An install ended in the Download pane: read the state again. (Only
+	 * that pane's jobs: reacting to every job would ping-pong with any
+	 * other pane that reads its state in a job.) */
+	if (ev->owner && ev->owner == pw_app_pane_state(p->app, &pw_pane_download))
+		reload(p);
+}
+
+static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *value)
+{
+	pw_draw_set(win, PW_C_LABEL);
+	pw_draw_text(win, y, r.x, LABEL_W, label);
+	pw_draw_set(win, PW_C_NORMAL);
+	return pw_draw_wrapped(win, y, r.x + LABEL_W, r.w - LABEL_W, 2, 0, value && *value ? value : "-");
+}
+
+static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	static const pw_color colors[] = { PW_C_WARN, PW_C_OK, PW_C_ERROR };
+	pw_draw_set(win, PW_C_LABEL);
+	pw_draw_text(win, y, r.x, LABEL_W, _("Runtime:"));
+	pw_draw_set(win, colors[s->info.state]);
+	const char *names[] = { _("not provisioned"), _("installed"), _("broken") };
+	int used = pw_draw_text(win, y, r.x + LABEL_W, r.w - LABEL_W, names[s->info.state]);
+	pw_draw_set(win, PW_C_NORMAL);
+	if (s->info.state == PW_RUNTIME_NOT_PROVISIONED) {
+		char size[32];
+		pw_fmt_bytes(s->pinned_size, size, sizeof size);
+		pw_draw_textf(win, y, r.x + LABEL_W + used, r.w - LABEL_W - used,
+			      s->pinned_size >= 0 ? _(" - press i to install it (~%s, one time)")
+						  : _(" - press i to install it (one time)%s"),
+			      s->pinned_size >= 0 ? size : "");
+	}
+	return 1;
+}
+
+static void draw_verify(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	if (!s->have_verify) {
+		field(win, r, y, _("Verify:"), _("never run (press v)"));
+		return;
+	}
+	char when[32];
+	pw_fmt_time(s->last_verify.started_at, when, sizeof when);
+	char *v = xasprintf(_("last run %s, %s UTC%s%s"), s->last_verify.outcome, when, s->last_verify.stop_reason ? ": " : "",
+			    s->last_verify.stop_reason ? s->last_verify.stop_reason : "");
+	field(win, r, y, _("Verify:"), v);
+	free(v);
+}
+
+static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	const pw_runtime_info *i = &s->info;
+	char *ver = xasprintf(_("%s (release %s)"), i->version ? i->version : "?", i->release ? i->release : "?");
+	y += field(win, r, y, _("Version:"), ver);
+	free(ver);
+	y += field(win, r, y, _("Platform:"), i->platform);
+	y += field(win, r, y, _("Pin SHA256:"), i->sha256);
+	y += field(win, r, y, _("Source:"), i->url);
+	char *pins = i->pins_source ? xasprintf("%s%s", i->pins_source, i->pins_from_operator ? _(" (operator-supplied)") : "")
+				    : NULL;
+	y += field(win, r, y, _("Pins:"), pins);
+	free(pins);
+	y += field(win, r, y, _("Path:"), i->path);
+	char size[32];
+	pw_fmt_bytes(i->size_on_disk, size, sizeof size);
+	y += field(win, r, y, _("Size:"), size);
+	char when[32];
+	pw_fmt_time(i->installed_at, when, sizeof when);
+	char *installed = i->installed_at ? xasprintf("%s UTC", when) : NULL;
+	y += field(win, r, y, _("Installed:"), installed);
+	free(installed);
+	return y;
+}
+
+static void draw(void *self, WINDOW *win, pw_rect r)
+{
+	runtime_pane *p = self;
+	pw_cli *cli = pw_app_cli(p->app);
+	int y = r.y;
+	y += field(win, r, y, _("Box root:"), cli->box_root);
+	y += field(win, r, y, _("Workspace:"), cli->workspace);
+	y += field(win, r, y, _("Mode:"), pw_mode_name(cli->mode));
+	y++;
+	const status_data *s = p->st;
+	if (!s) {
+		pw_draw_text(win, y, r.x, r.w, _("Reading the runtime's state..."));
+		return;
+	}
+	if (s->error) {
+		pw_draw_set(win, PW_C_ERROR);
+		y += field(win, r, y, _("Runtime:"), s->error);
+		pw_draw_set(win, PW_C_NORMAL);
+		if (s->error_hint)
+			y += field(win, r, y, _("Hint:"), s->error_hint);
+		return;
+	}
+	y += draw_state_line(s, win, r, y);
+	if (s->info.why) {
+		pw_draw_set(win, PW_C_ERROR);
+		y += field(win, r, y, _("Why:"), s->info.why);
+	}
+	if (s->info.state != PW_RUNTIME_NOT_PROVISIONED)
+		y = draw_details(s, win, r, y);
+	if (s->info.has_previous) {
+		char *prev = xasprintf(_("%s (b rolls back to it)"), s->info.previous_version);
+		y += field(win, r, y, _("Previous:"), prev);
+		free(prev);
+	}
+	if (s->info.state != PW_RUNTIME_NOT_PROVISIONED)
+		draw_verify(s, win, r, y++);
+	if (p->action_result && y < r.y + r.h - 1) {
+		pw_draw_set(win, p->action_color);
+		pw_draw_wrapped(win, r.y + r.h - 2, r.x, r.w, 2, 0, p->action_result);
+		pw_draw_set(win, PW_C_NORMAL);
+	}
+}
+
+static bool key(void *self, int ch)
+{
+	runtime_pane *p = self;
+	switch (ch) {
+	case 'r': reload(p); return true;
+	case 'i': pw_download_begin(p->app); return true;
+	case 'v': start_action(p, ACT_VERIFY, _("verifying the runtime")); return true;
+	case 'b': ask_rollback(p); return true;
+	case 'x':
+	case KEY_DC: ask_remove(p); return true;
+	}
+	return false;
+}
+
+static void on_enter(void *self)
+{
+	runtime_pane *p = self;
+	if (!p->status_job) /* a read under way is fresh enough */
+		reload(p);
+}
+
+static const pw_help_key help_keys[] = {
+	{ N_("i"), N_("install the managed runtime (Download pane; asks first)") },
+	{ N_("v"), N_("verify the install against its recorded manifest") },
+	{ N_("b"), N_("roll back to the previous install (asks; No is the default)") },
+	{ N_("x or Delete"), N_("remove the runtime (asks; No is the default)") },
+	{ N_("r"), N_("read the state again") },
+	{ NULL, NULL },
+};
+
+const pw_pane_ops pw_pane_runtime = {
+	.title = N_("Runtime"),
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.key = key,
+	.on_event = on_event,
+	.on_enter = on_enter,
+	.help_keys = help_keys,
+	.hint = N_("i install  v verify  b rollback  x remove  r refresh"),
+};

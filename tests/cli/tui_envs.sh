@@ -1,0 +1,184 @@
+#!/bin/sh
+# The Environments and Attempts panes in a real terminal (tmux, 80x24),
+# driving real venvs and real pip against the loopback index: create and
+# see it listed, install and see success, the fallback from a dead default
+# index to a mirror shown attempt by attempt, keys answered while pip runs,
+# remove with its No default, and read-only mode refusing create.
+. "$TOP_SRCDIR/tests/lib.sh"
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+SYS_PY=${PYTHON3:-python3}
+"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
+make_world
+SOCK="$WORLD/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; stop_servers; rm -rf "$WORLD"' EXIT
+make_wheels || skip_all "could not build the test wheels"
+start_index ok ok || skip_all "could not start the index server"
+WS="$WORLD/ws"
+DEAD=$(closed_port)
+unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+plan 35
+
+# wait_for TEXT [SECONDS]: poll the pane until TEXT appears (default 30 s).
+wait_for() {
+	_n=$(( ${2:-30} * 10 ))
+	_i=0
+	while [ $_i -lt $_n ]; do
+		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	printf '# screen while waiting for "%s":\n' "$1"
+	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	return 1
+}
+# wait_re REGEX [SECONDS]: the same for an extended regular expression.
+wait_re() {
+	_n=$(( ${2:-30} * 10 ))
+	_i=0
+	while [ $_i -lt $_n ]; do
+		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	return 1
+}
+keys() { T send-keys -t "$S" "$@"; }
+# type TEXT: literal text into the focused input.
+type_text() { T send-keys -t "$S" -l -- "$1"; }
+
+PYDIR=$(dirname "$(command -v "$SYS_PY")")
+ENVS="env TERM=xterm-256color LC_ALL=C.UTF-8 PATH='$PYDIR:/usr/bin:/bin' PYWARD_PROXY_PORTS=$(closed_port)"
+ENVS="$ENVS PIP_INDEX_URL=http://127.0.0.1:$DEAD/simple/ PYWARD_MIRRORS='$INDEX_ok_URL'"
+
+S=main
+T -f /dev/null new-session -d -s main -x 80 -y 24 \
+	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS'; echo EXITED rc=\$?; sleep 60"
+wait_for "q quit" 10
+keys 3
+ok "the Environments pane says when there is no environment" wait_for "No environments found"
+
+# ---- create: name, then the base interpreter chooser
+keys c
+ok "c asks for the name" wait_for "Name (a folder of the workspace)"
+keys Enter
+ok "the chooser opens at once" wait_for "choose the base interpreter" 10
+ok "it lists the interpreters once probed" wait_for "> automatic" 60
+like "$SCREEN" "python3 on PATH +[0-9]+\.[0-9]+" "each candidate shows its version"
+like "$SCREEN" "python3 on PATH: .*\((CPython|PyPy) [0-9.]+\)" "and says which interpreter it is and why"
+keys Enter
+ok "create finishes" wait_for "Created .venv with Python" 120
+like "$SCREEN" "base: python3 on PATH" "the result says which base interpreter"
+ok "the new environment is listed with kind, version and pip" \
+	wait_re "$WS/.venv +venv +[0-9]+\.[0-9]+[0-9.]* +pip" 60
+ok "it is a real environment" "$WS/.venv/bin/python" -m pip --version
+
+# ---- install from the loopback index
+keys i
+ok "i asks for packages" wait_for "Packages to install"
+type_text 'pwtest-alpha==1.0'
+keys Enter
+wait_for "Index URL" 10
+type_text "$INDEX_ok_URL"
+keys Enter
+wait_for "Proxy URL" 10
+keys Enter
+ok "the install succeeds" wait_for "Install done in $WS/.venv after 1 attempt" 180
+is "$("$WS/.venv/bin/python" -c 'import pwtest_alpha; print(pwtest_alpha.VERSION)' 2>&1)" "1.0" "the package is importable in the venv"
+
+# ---- an option smuggled in as a spec is refused before anything runs
+keys i
+wait_for "Packages to install" 10
+type_text '--index-url=http://evil.invalid/ pwtest-beta'
+keys Enter
+ok "an option typed as a spec is refused" wait_for "looks like an option" 10
+
+# ---- a dead default index, a working mirror; the pane switches while pip runs
+keys i
+wait_for "Packages to install" 10
+type_text 'pwtest-beta'
+keys Enter
+wait_for "Index URL" 10
+keys Enter
+wait_for "Proxy URL" 10
+keys Enter
+keys 4
+ok "the Attempts pane answers while pip runs" wait_for "venv.install $WS/.venv  running" 20
+ok "pip's progress shows while it runs" wait_for "-- attempt 1: pip install" 20
+keys '?'
+ok "the help overlay opens during the install" wait_for "scroll pip's output" 10
+keys Escape
+ok "the install finishes ok through the mirror" wait_for "venv.install $WS/.venv  ok in" 240
+like "$SCREEN" "1 +default index +- +[0-9]+ +network" "attempt 1: the default index, a network failure"
+like "$SCREEN" "2 +$INDEX_ok_URL +- +0 +ok" "attempt 2: the mirror, ok"
+like "$SCREEN" "(Successfully installed|already satisfied)" "pip's own output is shown"
+ok "pwtest-beta is installed" "$WS/.venv/bin/python" -c 'import pwtest_beta'
+printf '%s\n' "$SCREEN" > "$WORLD/attempts.screen"
+
+# ---- remove: No is the default
+keys 3
+keys c
+wait_for "Name (a folder" 10
+keys C-u
+type_text other
+keys Enter
+wait_for "> automatic" 60
+keys Enter
+wait_for "Created other with Python" 120
+wait_re "$WS/other +venv" 60
+keys Down
+keys d
+ok "d asks before removing" wait_for "Remove the environment $WS/other" 10
+keys Enter
+ok "Enter keeps it (No is the default)" wait_for "kept $WS/other" 10
+ok "the environment is still there" test -e "$WS/other/pyvenv.cfg"
+keys d
+wait_for "Remove the environment $WS/other" 10
+keys y
+ok "y removes it" wait_for "Removed $WS/other" 60
+ok "the folder is gone" test ! -e "$WS/other"
+
+# ---- Enter on an environment: its latest pip operation, read from the catalog
+wait_re "$WS/.venv +venv" 60
+keys Home Enter
+ok "Enter shows the environment's latest install from the catalog" wait_for "attempt 2, the end of its output" 20
+like "$SCREEN" "venv.install $WS/.venv  ok in" "with its outcome"
+like "$SCREEN" "2 +$INDEX_ok_URL +- +0 +ok" "and its attempts"
+
+# ---- a stalled index and a small budget: the stop reason
+start_index stall stall
+S=budget
+T new-session -d -s budget -x 80 -y 24 \
+	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS' --timeout 5; echo EXITED rc=\$?; sleep 60"
+wait_for "q quit" 10
+keys 3
+wait_re "$WS/.venv +venv" 30
+keys i
+wait_for "Packages to install" 10
+type_text 'pwtest-alpha==1.1'
+keys Enter
+wait_for "Index URL" 10
+type_text "$INDEX_stall_URL"
+keys Enter
+wait_for "Proxy URL" 10
+keys Enter
+keys 4
+ok "a budget that runs out shows the stop reason" wait_for "stop reason: the time budget ran out during attempt 1" 60
+like "$SCREEN" "1 +$INDEX_stall_URL +- +-1 +stopped" "the stopped attempt is listed"
+like "$SCREEN" "timed-out in" "the operation timed out"
+
+# ---- read-only refuses create
+S=ro
+T new-session -d -s ro -x 80 -y 24 \
+	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS' --mode read-only; echo EXITED rc=\$?; sleep 60"
+wait_for "q quit" 10
+keys 3
+wait_for "$WS/.venv" 30
+keys c
+ok "read-only mode refuses create" wait_for "the mode is read-only" 10
+unlike "$SCREEN" "Name \(a folder" "and asks nothing"
+
+done_testing
