@@ -20,6 +20,8 @@ static const pw_cmd *const commands[] = {
 	&pw_cmd_runtime,
 	&pw_cmd_exec,
 	&pw_cmd_venv,
+	&pw_cmd_python,
+	&pw_cmd_jobs,
 	&pw_cmd_history,
 	&pw_cmd_paths,
 	&pw_cmd_tui,
@@ -434,7 +436,7 @@ pw_err *pw_cli_catalog_ro(pw_cli *cli, pw_catalog **cat)
 
 pw_err *pw_cli_op_begin(pw_cli *cli, pw_catalog *cat, const char *kind, const char *target, int64_t *id)
 {
-	pw_op_start s = { .kind = kind, .target = target, .args = cli->cmdline };
+	pw_op_start s = { .kind = kind, .target = target, .args = cli->cmdline, .job_id = cli->job_id };
 	return pw_catalog_op_begin(cat, &s, id);
 }
 

@@ -50,6 +50,7 @@ typedef struct pw_cli {
 	char *user_config;
 	/* the command line, for the catalog */
 	char *cmdline;
+	int64_t job_id;   /* the background job this process runs (cmd_jobs.h); 0: none */
 	const char *prog;
 } pw_cli;
 
@@ -66,6 +67,8 @@ extern const pw_cmd pw_cmd_tui;
 extern const pw_cmd pw_cmd_runtime;
 extern const pw_cmd pw_cmd_exec;
 extern const pw_cmd pw_cmd_venv;
+extern const pw_cmd pw_cmd_python;
+extern const pw_cmd pw_cmd_jobs;
 
 const pw_cmd *pw_cli_find(const char *name);
 size_t pw_cli_command_count(void);
