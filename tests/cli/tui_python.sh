@@ -83,7 +83,8 @@ T -f /dev/null start-server
 # ---- before the first cell
 start first "$BOX" "$WS"
 ok "the pane says the session has not started" wait_for "not started (the first cell starts Python)"
-like "$(row 4)" "Python +$VER +.*python3? +║$" "the header names the managed runtime's version and executable"
+wait_re "^║ Python +(C?Python )?$VER +.*python3? +║$"
+like "$SCREEN" "║ Python +(C?Python )?$VER +.*python3? +║" "the header names the managed runtime's version and executable"
 like "$SCREEN" "F1 help +F10 quit" "the hint line names F1 and F10 (letters are text here)"
 
 # ---- cells and results
