@@ -30,7 +30,7 @@
 #define COL_USER 12
 #define COL_KIND 21
 #define COL_OUTCOME 38
-#define COL_TARGET 49
+#define COL_TARGET 50
 
 typedef struct history_pane {
 	pw_app *app;
@@ -236,7 +236,7 @@ static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool se
 		for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
 			if (strcmp(op->outcome, colors[i].outcome) == 0)
 				pw_draw_set(win, colors[i].color);
-	pw_draw_cell(win, y, r.x + COL_OUTCOME, 10, op->outcome);
+	pw_draw_cell(win, y, r.x + COL_OUTCOME, COL_TARGET - COL_OUTCOME - 1, op->outcome);
 	pw_draw_set(win, selected ? PW_C_SELECTED : PW_C_NORMAL);
 	pw_draw_text(win, y, r.x + COL_TARGET, r.w - COL_TARGET, op->target ? op->target : "-");
 	pw_draw_set(win, PW_C_NORMAL);
@@ -262,7 +262,7 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 	pw_draw_text(win, r.y, r.x, COL_USER, _("STARTED"));
 	pw_draw_text(win, r.y, r.x + COL_USER, 8, _("USER"));
 	pw_draw_text(win, r.y, r.x + COL_KIND, 16, _("KIND"));
-	pw_draw_text(win, r.y, r.x + COL_OUTCOME, 10, _("OUTCOME"));
+	pw_draw_text(win, r.y, r.x + COL_OUTCOME, COL_TARGET - COL_OUTCOME - 1, _("OUTCOME"));
 	pw_draw_text(win, r.y, r.x + COL_TARGET, r.w - COL_TARGET, _("TARGET"));
 	pw_draw_set(win, PW_C_NORMAL);
 	if (p->error) {
