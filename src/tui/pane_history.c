@@ -5,6 +5,12 @@
  * ten and nothing is ever written (it works in --mode read-only). '/'
  * filters (kind, target, user or outcome); Enter shows one operation with
  * its attempts (URL, pinned hash, exit, class, output tail).
+ *
+ * Pages are read by a quiet background job with its own connection, so a
+ * filter that has to read every row never holds up the keys: the rows are
+ * swapped in (or appended) when the job's DONE event arrives. One load runs
+ * at a time; a newer request cancels the older one, and a generation
+ * number makes any late result of a superseded load harmless.
  */
 #include "config.h"
 
@@ -14,6 +20,7 @@
 #include "tui/draw.h"
 #include "tui/fmt.h"
 #include "tui/keys.h"
+#include "tui/worker.h"
 
 #include "cli/cli.h"
 
@@ -42,6 +49,12 @@ typedef struct history_pane {
 	char *error;
 	bool stale, visible;
 	int list_rows;      /* rows the list had at the last draw */
+	/* the page load in the background */
+	unsigned gen;       /* bumped by every request: older results are stale */
+	int job;            /* the running load's job id, 0 = none */
+	bool appending;     /* that load reads the next page (not the first) */
+	int64_t keep;       /* a reload: stay on this operation if it is still there */
+	long want;          /* row the cursor was sent to beyond the loaded ones, -1 = none */
 	/* details of one operation */
 	char **detail;
 	size_t detail_count;
@@ -66,56 +79,121 @@ static void set_error(history_pane *p, const pw_err *e)
 		     : NULL;
 }
 
-/* One more page after the rows already loaded. */
-static void load_page(history_pane *p)
+/* One page request, owned by its job; the result travels back in it. */
+typedef struct page_load {
+	struct pw_cli *cli;
+	unsigned gen;
+	bool append;        /* after the rows loaded so far, or instead of them */
+	char *text;         /* the filter, copied: the pane may change it meanwhile */
+	char *before_started;
+	int64_t before_id;
+	pw_op_list ops;     /* the rows read; taken by the pane on DONE */
+} page_load;
+
+static void page_load_free(void *ud)
 {
+	page_load *l = ud;
+	pw_op_list_clear(&l->ops);
+	free(l->text);
+	free(l->before_started);
+	free(l);
+}
+
+/* Worker thread: a read-only connection of its own (pw_cli_catalog_ro only
+ * reads the box root, fixed at start, and opens a new SQLite handle). */
+static pw_err *page_work(pw_job *job, void *ud)
+{
+	page_load *l = ud;
+	const pw_cancel *cancel = pw_job_cancel_token(job);
 	pw_catalog *cat = NULL;
-	pw_op_list ops = { 0 };
-	pw_op_filter f = { .limit = PAGE, .text = p->filter };
-	if (p->count) {
-		f.before_started = p->rows[p->count - 1].started_at;
-		f.before_id = p->rows[p->count - 1].id;
-	}
-	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	pw_op_filter f = { .limit = PAGE, .text = l->text, .before_started = l->before_started,
+			   .before_id = l->before_id };
+	if (pw_cancel_raised(cancel))
+		return NULL; /* superseded before it began: its result is ignored anyway */
+	pw_err *e = pw_cli_catalog_ro(l->cli, &cat);
 	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &ops);
-	set_error(p, e);
-	pw_err_free(e);
-	if (ops.count && p->count + ops.count > p->cap) {
-		p->cap = (p->count + ops.count) * 2;
-		p->rows = xrealloc(p->rows, p->cap * sizeof *p->rows);
-	}
-	if (ops.count)
-		memcpy(p->rows + p->count, ops.items, ops.count * sizeof *ops.items);
-	p->count += ops.count;
-	p->more = ops.count == PAGE;
-	free(ops.items); /* the records moved into rows */
+		e = pw_catalog_ops_query(cat, &f, &l->ops);
 	pw_catalog_close(&cat);
+	return e;
+}
+
+/* Start reading a page: the first one again (append false: a refresh, a
+ * new filter) or the one after the loaded rows. A newer request replaces a
+ * load still running; a second request for the next page while one is
+ * under way is not made. */
+static void start_load(history_pane *p, bool append)
+{
+	if (append && (p->job || !p->more || p->count == 0))
+		return;
+	if (p->job) {
+		pw_app_cancel_job(p->app, p->job);
+		p->job = 0;
+	}
+	page_load *l = xcalloc(1, sizeof *l);
+	l->cli = pw_app_cli(p->app);
+	l->gen = ++p->gen;
+	l->append = append;
+	l->text = p->filter ? xstrdup(p->filter) : NULL;
+	if (append) {
+		l->before_started = xstrdup(p->rows[p->count - 1].started_at);
+		l->before_id = p->rows[p->count - 1].id;
+	} else {
+		p->keep = p->selected < p->count ? p->rows[p->selected].id : 0;
+		p->want = -1;
+		p->stale = false;
+	}
+	p->appending = append;
+	p->job = pw_app_start_read(p->app, _("reading the history"), p, page_work, l, page_load_free);
+	pw_app_dirty(p->app);
 }
 
 static void reload(history_pane *p)
 {
-	int64_t keep = p->selected < p->count ? p->rows[p->selected].id : 0;
-	clear_rows(p);
-	load_page(p);
-	p->stale = false;
-	/* Stay on the same operation when it is still in the first page. */
-	p->selected = 0;
-	for (size_t i = 0; keep && i < p->count; i++)
-		if (p->rows[i].id == keep)
-			p->selected = i;
-	if (p->top > p->selected)
-		p->top = p->selected;
+	start_load(p, false);
 }
 
-/* Rows near the end of what is loaded: fetch the next page. */
-static void ensure_loaded(history_pane *p, size_t upto)
+static void move_to(history_pane *p, long target);
+
+/* Main thread, the load's DONE: swap in or append its rows. */
+static void load_done(history_pane *p, const pw_job_event *ev)
 {
-	while (p->more && upto + 1 >= p->count) {
-		size_t before = p->count;
-		load_page(p);
-		if (p->count == before)
-			break;
+	page_load *l = ev->ud;
+	if (ev->job_id == p->job)
+		p->job = 0;
+	if (!l || l->gen != p->gen)
+		return; /* superseded: a newer load has been started */
+	set_error(p, ev->err);
+	if (!l->append) {
+		clear_rows(p);
+		p->selected = 0;
+		p->want = -1; /* moves made in the rows this replaces */
+	}
+	pw_op_list *ops = &l->ops;
+	if (ops->count && p->count + ops->count > p->cap) {
+		p->cap = (p->count + ops->count) * 2;
+		p->rows = xrealloc(p->rows, p->cap * sizeof *p->rows);
+	}
+	if (ops->count)
+		memcpy(p->rows + p->count, ops->items, ops->count * sizeof *ops->items);
+	p->count += ops->count;
+	p->more = !ev->err && ops->count == PAGE;
+	free(ops->items); /* the records moved into rows */
+	ops->items = NULL;
+	ops->count = 0;
+	if (!l->append) {
+		/* Stay on the same operation when it is still in the first page. */
+		for (size_t i = 0; p->keep && i < p->count; i++)
+			if (p->rows[i].id == p->keep)
+				p->selected = i;
+		if (p->top > p->selected)
+			p->top = p->selected;
+		return;
+	}
+	/* The cursor went past the rows loaded before: take it where it was sent. */
+	if (p->want >= 0) {
+		long target = p->want;
+		p->want = -1;
+		move_to(p, target);
 	}
 }
 
@@ -244,7 +322,9 @@ static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool se
 
 static void draw_footer(const history_pane *p, WINDOW *win, pw_rect r)
 {
-	char *f = p->filter && *p->filter ? xasprintf(_(", filter '%s' (/ changes it)"), p->filter) : xstrdup("");
+	char *filter = p->filter && *p->filter ? xasprintf(_(", filter '%s' (/ changes it)"), p->filter) : NULL;
+	char *f = xasprintf("%s%s", filter ? filter : "", p->job ? _(", loading…") : "");
+	free(filter);
 	pw_draw_set(win, PW_C_DIM);
 	pw_draw_textf(win, r.y + r.h - 1, r.x, r.w, _("%zu shown%s%s"), p->count, p->more ? _(", more below") : "", f);
 	pw_draw_set(win, PW_C_NORMAL);
@@ -272,7 +352,8 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		return;
 	}
 	if (p->count == 0) {
-		pw_draw_text(win, r.y + 2, r.x, r.w, _("No operations recorded (or none match)."));
+		pw_draw_text(win, r.y + 2, r.x, r.w,
+			     p->job ? _("Reading the history…") : _("No operations recorded (or none match)."));
 		draw_footer(p, win, r);
 		return;
 	}
@@ -288,11 +369,30 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 
 /* ---------------------------------------------------------------- keys, events */
 
+/* Where the cursor is going: beyond the loaded rows while a page loads. */
+static long cursor(const history_pane *p)
+{
+	return p->want >= 0 ? p->want : (long)p->selected;
+}
+
+/* End: the last row loaded; while the next page loads, a page further for
+ * each press (so End End End goes as far as it would with instant reads). */
+static long last_row(const history_pane *p)
+{
+	long last = (long)p->count - 1;
+	if (p->job && p->appending)
+		last = (p->want > last ? p->want : last) + PAGE;
+	return last;
+}
+
 static void move_to(history_pane *p, long target)
 {
 	if (target < 0)
 		target = 0;
-	ensure_loaded(p, (size_t)target + (size_t)p->list_rows);
+	/* Near the end of what is loaded: read the next page ahead. */
+	if (p->more && (size_t)target + (size_t)p->list_rows + 1 >= p->count)
+		start_load(p, true);
+	p->want = p->more && (size_t)target >= p->count ? target : -1;
 	if (p->count == 0)
 		return;
 	if ((size_t)target >= p->count)
@@ -322,12 +422,14 @@ static bool key(void *self, int ch)
 		return detail_key(p, ch);
 	long page = p->list_rows > 1 ? p->list_rows - 1 : 10;
 	switch (ch) {
+	/* Up from the row in view (dropping a jump still waiting for its page);
+	 * down from where the cursor is going. */
 	case KEY_UP: move_to(p, (long)p->selected - 1); return true;
-	case KEY_DOWN: move_to(p, (long)p->selected + 1); return true;
+	case KEY_DOWN: move_to(p, cursor(p) + 1); return true;
 	case KEY_PPAGE: move_to(p, (long)p->selected - page); return true;
-	case KEY_NPAGE: move_to(p, (long)p->selected + page); return true;
+	case KEY_NPAGE: move_to(p, cursor(p) + page); return true;
 	case KEY_HOME: move_to(p, 0); return true;
-	case KEY_END: move_to(p, (long)p->count - 1); return true;
+	case KEY_END: move_to(p, last_row(p)); return true;
 	case '\n':
 	case KEY_RIGHT: open_detail(p); return true;
 	case 'r': reload(p); return true;
@@ -349,6 +451,10 @@ static void on_event(void *self, const pw_job_event *ev)
 	history_pane *p = self;
 	if (ev->kind != PW_JOB_DONE)
 		return;
+	if (ev->owner == p) {
+		load_done(p, ev);
+		return;
+	}
 	/* Work that ended was recorded: show it when the list is in view. */
 	if (p->visible && !p->detail)
 		reload(p);
@@ -360,7 +466,7 @@ static void on_enter(void *self)
 {
 	history_pane *p = self;
 	p->visible = true;
-	if (p->stale || p->count == 0)
+	if (p->stale || (p->count == 0 && !p->job))
 		reload(p);
 }
 
@@ -375,12 +481,14 @@ static void *create(pw_app *app)
 	p->app = app;
 	p->stale = true; /* read when first shown */
 	p->list_rows = 18;
+	p->want = -1;
 	return p;
 }
 
 static void destroy(void *self)
 {
 	history_pane *p = self;
+	/* A load still running is cancelled and freed by the workers. */
 	clear_rows(p);
 	free(p->rows);
 	clear_detail(p);

@@ -6,8 +6,8 @@ command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 make_world
 SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 34
+trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
+plan 40
 
 # wait_for TEXT: poll the pane (at most 5 s) until TEXT appears.
 wait_for() {
@@ -60,6 +60,7 @@ T send-keys -t main 3
 ok "the Environments pane has its tab" wait_for "Environments"
 T send-keys -t main 5 '?'
 ok "? opens the help" wait_for "Keys (pyward"
+wait_for "(asks only while work is running)" >/dev/null # the whole overlay, not half a write
 like "$SCREEN" "Tab, Shift-Tab +next / previous pane" "the help lists the global keys"
 like "$SCREEN" "q or F10 +quit \(asks only while work is running\)" "with the letter alias of every function key"
 like "$SCREEN" "History" "the current pane's keys come first"
@@ -110,6 +111,46 @@ T send-keys -t big -l "$(printf '\033[4;9~')"
 T send-keys -t big Up
 ok "an unknown escape sequence is not taken for keys ('4' is pane 4)" wait_for "$total shown"
 unlike "$SCREEN" "Operation [0-9]+:" "the Attempts pane was not opened"
+
+# ---- a slow History read never holds up the keys. Another process locks
+# the catalog (the filter's read then waits in SQLite's busy handler) and
+# lets go only when told, or 4 s after the filter was sent (below the 5 s
+# busy timeout).
+"${PYTHON3:-python3}" - "$WORLD/big/catalog.sqlite3" "$WORLD/lock" <<'PY' &
+import os, sqlite3, sys, time
+db, flag = sys.argv[1:]
+c = sqlite3.connect(db, isolation_level=None)
+c.execute("PRAGMA locking_mode = EXCLUSIVE")
+c.execute("BEGIN EXCLUSIVE")
+open(flag + ".held", "w").close()
+end = time.time() + 30
+while time.time() < end and not os.path.exists(flag + ".start"):
+    time.sleep(0.02)
+end = time.time() + 4
+while time.time() < end and not os.path.exists(flag + ".release"):
+    time.sleep(0.02)
+c.execute("COMMIT")
+c.close()
+open(flag + ".released", "w").close()
+PY
+locker=$!
+i=0
+while [ ! -e "$WORLD/lock.held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+T send-keys -t big /
+wait_for "Show only lines containing" >/dev/null
+T send-keys -t big verify
+: >"$WORLD/lock.start"
+T send-keys -t big Enter
+ok "a filter reads in the background (loading… in the footer)" wait_for "loading…"
+T send-keys -t big 1
+ok "a pane key is answered while the filter waits for the catalog" wait_for "Box root:"
+ok "before the catalog was let go" test ! -e "$WORLD/lock.released"
+: >"$WORLD/lock.release"
+wait "$locker"
+T send-keys -t big 5
+ok "back in History, the filter's result is shown" wait_re "[0-9]+ shown, filter 'verify' \(/ changes it\) +║"
+like "$SCREEN" "runtime.verify" "the matching operation is listed"
+unlike "$SCREEN" "venv.install|loading…" "and nothing else, the read is over"
 
 run --box-root "$WORLD/box" tui extra
 is "$RC" 2 "tui takes no arguments (exit 2)"
