@@ -28,7 +28,7 @@ static int run_help(pw_cli *cli, int argc, char **argv)
 	return 0;
 }
 
-static int start_tui(pw_cli *cli)
+static int start_tui(pw_cli *cli, bool ascii, bool mouse)
 {
 	const char *why = NULL;
 	if (!pw_tui_terminal_ok(&why)) {
@@ -41,31 +41,64 @@ static int start_tui(pw_cli *cli)
 	if (e)
 		return pw_cli_fail(cli, e);
 	pw_tui_opts o = {
-		.box_root = cli->box_root,
-		.workspace = cli->workspace,
-		.mode = pw_mode_name(cli->mode),
-		.ascii = getenv("PYWARD_ASCII") != NULL,
+		.cli = cli,
+		.ascii = ascii || getenv("PYWARD_ASCII") != NULL,
+		.mouse = mouse,
 	};
 	return pw_tui_run(&o);
 }
 
+typedef struct tui_args {
+	bool ascii, mouse;
+} tui_args;
+
+enum { OPT_TUI_ASCII = 0x700, OPT_TUI_MOUSE };
+
+static const struct option tui_longopts[] = {
+	{ "ascii", no_argument, NULL, OPT_TUI_ASCII },
+	{ "mouse", no_argument, NULL, OPT_TUI_MOUSE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int handle_tui_option(int code, const char *arg, void *ud)
+{
+	tui_args *t = ud;
+	(void)arg;
+	if (code == OPT_TUI_ASCII)
+		t->ascii = true;
+	else if (code == OPT_TUI_MOUSE)
+		t->mouse = true;
+	else
+		return 2;
+	return 0;
+}
+
 static int run_tui(pw_cli *cli, int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	return start_tui(cli);
+	tui_args t = { 0 };
+	int first = pw_cli_parse_command(cli, &pw_cmd_tui, argc, argv, "", tui_longopts, handle_tui_option, &t);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first < argc) {
+		pw_cli_usage_error(cli, _("'tui' takes no arguments"));
+		return PW_EXIT_USAGE;
+	}
+	return start_tui(cli, t.ascii, t.mouse);
 }
 
 const pw_cmd pw_cmd_tui = {
 	.name = "tui",
 	.summary = N_("start the full-screen interface (the default on a terminal)"),
-	.usage = "",
+	.usage = N_("[--ascii] [--mouse]"),
 	.run = run_tui,
 };
 
 static int no_command(pw_cli *cli)
 {
 	if (isatty(STDOUT_FILENO))
-		return start_tui(cli);
+		return start_tui(cli, false, false);
 	fprintf(stderr, _("Usage: %s [GLOBAL OPTIONS] COMMAND [ARGS]\n"), cli->prog);
 	fprintf(stderr, _("No command given and output is not a terminal; '%s --help' lists the commands.\n"),
 		cli->prog);
@@ -96,7 +129,10 @@ int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 #ifdef ENABLE_NLS
-	bindtextdomain(PACKAGE, LOCALEDIR);
+	/* PYWARD_LOCALEDIR: message catalogs outside $(localedir), such as the
+	 * build tree's in the tests or an unpacked but not installed pyward. */
+	const char *localedir = getenv("PYWARD_LOCALEDIR");
+	bindtextdomain(PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
 	textdomain(PACKAGE);
 #endif
 	pw_cli cli = { .mode = PW_MODE_WORKSPACE_WRITE, .prog = "pyward" };
