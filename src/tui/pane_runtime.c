@@ -24,7 +24,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LABEL_W 12
+/* The label column: as wide as the longest translated label, at least 12. */
+static int label_width(void)
+{
+	static int w;
+	if (w)
+		return w;
+	const char *labels[] = { _("Runtime:"), _("Verify:"), _("Version:"), _("Platform:"), _("Pin SHA256:"),
+				 _("Source:"), _("Pins:"), _("Path:"), _("Size:"), _("Installed:"), _("Box root:"),
+				 _("Workspace:"), _("Mode:"), _("Hint:"), _("Why:"), _("Previous:") };
+	w = 12;
+	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+		if (pw_draw_width(labels[i]) + 1 > w)
+			w = pw_draw_width(labels[i]) + 1;
+	if (w > 24)
+		w = 24;
+	return w;
+}
+#define LABEL_W label_width()
 
 /* What the status job reads. */
 typedef struct status_data {

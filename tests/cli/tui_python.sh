@@ -174,6 +174,8 @@ like "$SCREEN" "NameError" "and the old state is gone"
 
 # ---- reset asks first, No by default
 type_line 'z = 5'
+# Ctrl-R waits for no running cell: let this one finish first.
+wait_re "In \[[0-9]+\]: z = 5" >/dev/null
 T send-keys -t "$S" C-r
 ok "Ctrl-R asks before resetting" wait_for "Reset the scratchpad?"
 T send-keys -t "$S" Enter
