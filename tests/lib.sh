@@ -151,3 +151,18 @@ stop_servers() {
 closed_port() {
 	"${PYTHON3:-python3}" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
+
+# settle_screen: after a capture matched, let a frame still being drawn
+# finish: capture again until two captures agree (at most ~0.5 s), so the
+# checks that follow read a whole frame. Uses the script's T and S (tmux).
+settle_screen() {
+	_k=0
+	while [ $_k -lt 10 ]; do
+		sleep 0.05
+		_next=$(T capture-pane -p -t "$S" 2>/dev/null)
+		[ "$_next" = "$SCREEN" ] && return 0
+		SCREEN=$_next
+		_k=$((_k + 1))
+	done
+	return 0
+}

@@ -14,7 +14,7 @@ wait_for() {
 	i=0
 	while [ $i -lt 50 ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -26,7 +26,7 @@ wait_re() {
 	i=0
 	while [ $i -lt 50 ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		i=$((i + 1))
 	done

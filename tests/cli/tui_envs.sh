@@ -25,7 +25,7 @@ wait_for() {
 	_i=0
 	while [ $_i -lt $_n ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -39,7 +39,7 @@ wait_re() {
 	_i=0
 	while [ $_i -lt $_n ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done

@@ -49,7 +49,7 @@ wait_for() {
 	_limit=$(( ${2:-20} * 10 )) _i=0
 	while [ $_i -lt $_limit ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -60,7 +60,7 @@ wait_re() {
 	_limit=$(( ${2:-20} * 10 )) _i=0
 	while [ $_i -lt $_limit ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done

@@ -22,14 +22,14 @@ PART="$BOX/cache/downloads/$SHA.tar.gz.part"
 mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$SLOW" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
-plan 60
+plan 61
 
 # wait_for TEXT [SECONDS]: poll the pane until TEXT appears (default 20 s).
 wait_for() {
 	_limit=$(( ${2:-20} * 10 )) _i=0
 	while [ $_i -lt $_limit ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && return 0
+		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done
@@ -71,7 +71,9 @@ like "$SCREEN" "i install +v verify +b rollback +x remove" "the hint line lists 
 
 # ---- declining consent downloads nothing
 keys i
-ok "i opens the consent dialog" wait_for "Install the managed Python runtime?"
+# The buttons are the dialog's last row: wait for them, not for its title.
+ok "i opens the consent dialog" wait_for "[ Cancel ]"
+like "$SCREEN" "Install the managed Python runtime\?" "it asks whether to install"
 like "$SCREEN" "what: +CPython $VER \(release 1\) for [a-z0-9_]+-unknown-linux-gnu" "it states what"
 like "$SCREEN" "from: +https://localhost:$HTTPSD_PORT/slow/" "it states from where"
 like "$SCREEN" "size: +9\.[0-9] MB to download" "it states how big"
@@ -85,7 +87,7 @@ ok "no download was started" test ! -e "$PART"
 
 # ---- consent, progress, Esc cancels; the .part is kept
 keys i
-wait_for "Install the managed Python runtime?" >/dev/null
+wait_for "[ Cancel ]" >/dev/null
 keys Left
 ok "Left moves the focus to Install" wait_for "[ Install ]" 5
 keys Enter
