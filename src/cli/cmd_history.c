@@ -242,16 +242,6 @@ static int list_operations(pw_cli *cli, const pw_op_filter *f)
 	return rc;
 }
 
-static void print_indented(const char *text, const char *indent)
-{
-	for (const char *p = text; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("%s%.*s\n", indent, len, p);
-		p += len + (nl ? 1 : 0);
-	}
-}
-
 static void print_attempt(const pw_attempt_rec *a)
 {
 	char dur[16], when[32];
@@ -264,7 +254,7 @@ static void print_attempt(const pw_attempt_rec *a)
 	printf(_("    command: %s\n"), a->argv ? a->argv : "-");
 	if (a->output_tail && *a->output_tail) {
 		printf(_("    output (tail):\n"));
-		print_indented(a->output_tail, "      ");
+		pw_render_indented(a->output_tail, "      ");
 	}
 }
 

@@ -316,16 +316,6 @@ static json_t *attempt_json(const pw_attempt_rec *a)
 			 pw_render_json_str(a->output_tail));
 }
 
-static void print_indented(const char *text, const char *indent)
-{
-	for (const char *p = text; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("%s%.*s\n", indent, len, p);
-		p += len + (nl ? 1 : 0);
-	}
-}
-
 static void print_op(const pw_op_rec *op, const pw_attempt_list *att)
 {
 	printf(_("  operation %lld  %s  %s  (attempts so far: %zu)\n"), (long long)op->id, op->kind, op->outcome,
@@ -388,7 +378,7 @@ static void print_job(const pw_job_rec *r)
 		       r->cancel_requested_at);
 	if (r->stop_reason) {
 		printf(_("  stop reason:\n"));
-		print_indented(r->stop_reason, "    ");
+		pw_render_indented(r->stop_reason, "    ");
 	} else if (strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
 		printf(_("  stop reason:\n    the job's process ended without recording an outcome (killed, or the machine restarted)\n"));
 	}
@@ -418,7 +408,7 @@ static int show_job(pw_cli *cli, const char *id_text)
 		e = job_operations(cat, r.id, NULL);
 		if (tail && *tail) {
 			printf(_("  log (last %d lines):\n"), SHOW_LOG_LINES);
-			print_indented(tail, "    ");
+			pw_render_indented(tail, "    ");
 		}
 	}
 	free(tail);
@@ -588,7 +578,7 @@ static int cancel_job(pw_cli *cli, const char *id_text)
 	} else if (!e) {
 		printf(_("job %lld: %s\n"), (long long)r.id, r.state);
 		if (r.stop_reason)
-			print_indented(r.stop_reason, "  ");
+			pw_render_indented(r.stop_reason, "  ");
 	}
 	pw_job_rec_clear(&r);
 	pw_catalog_close(&cat);

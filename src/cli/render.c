@@ -159,3 +159,13 @@ json_t *pw_render_json_str(const char *s)
 	free(copy);
 	return j ? j : json_null();
 }
+
+void pw_render_indented(const char *text, const char *indent)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("%s%.*s\n", indent, len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}

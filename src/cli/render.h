@@ -15,6 +15,8 @@ void pw_render_time(const char *iso, char *buf, size_t size);
 char *pw_render_cmdline(int argc, char *const *argv);
 /* Print width columns of text, cut with "…" (or "~" when not UTF-8). */
 void pw_render_cell(FILE *out, const char *text, int width, int right_align);
+/* Print text to stdout line by line, each line after indent. */
+void pw_render_indented(const char *text, const char *indent);
 /* Dump j (stolen) to out with a newline; returns 0 or 1 on write failure. */
 int pw_render_json(FILE *out, json_t *j);
 /* json string or null */
