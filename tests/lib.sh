@@ -166,3 +166,22 @@ settle_screen() {
 	done
 	return 0
 }
+
+# wait_for TEXT [SECONDS], wait_re REGEX [SECONDS]: poll the tmux pane
+# (every 0.1 s, SECONDS defaulting to the script's WAIT_SECONDS) until it
+# shows TEXT or matches REGEX; the whole frame is then in SCREEN. On a
+# timeout the last screen is printed as TAP comments. Uses T and S.
+_screen_wait() { # grep-flag pattern seconds
+	_limit=$(( $3 * 10 )) _i=0
+	while [ $_i -lt $_limit ]; do
+		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep "$1" -q -- "$2" && { settle_screen; return 0; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	printf '# screen while waiting for "%s":\n' "$2"
+	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	return 1
+}
+wait_for() { _screen_wait -F "$1" "${2:-${WAIT_SECONDS:-20}}"; }
+wait_re() { _screen_wait -E "$1" "${2:-${WAIT_SECONDS:-20}}"; }

@@ -9,29 +9,7 @@ T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
 plan 44
 
-# wait_for TEXT: poll the pane (at most 5 s) until TEXT appears.
-wait_for() {
-	i=0
-	while [ $i -lt 50 ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-# wait_re REGEX: the same for an extended regular expression.
-wait_re() {
-	i=0
-	while [ $i -lt 50 ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+WAIT_SECONDS=5
 
 S=main
 T -f /dev/null new-session -d -s main -x 80 -y 24 \

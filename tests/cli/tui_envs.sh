@@ -19,33 +19,7 @@ DEAD=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 plan 35
 
-# wait_for TEXT [SECONDS]: poll the pane until TEXT appears (default 30 s).
-wait_for() {
-	_n=$(( ${2:-30} * 10 ))
-	_i=0
-	while [ $_i -lt $_n ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	printf '# screen while waiting for "%s":\n' "$1"
-	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
-	return 1
-}
-# wait_re REGEX [SECONDS]: the same for an extended regular expression.
-wait_re() {
-	_n=$(( ${2:-30} * 10 ))
-	_i=0
-	while [ $_i -lt $_n ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
-	return 1
-}
+WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
 # type TEXT: literal text into the focused input.
 type_text() { T send-keys -t "$S" -l -- "$1"; }

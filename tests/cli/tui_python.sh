@@ -44,28 +44,7 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:9/unused.tar.gz" "$SHA"
 	skip_all "could not install the fixture runtime"
 plan 52
 
-# wait_for TEXT [SECONDS]: poll the pane until TEXT appears (default 20 s).
-wait_for() {
-	_limit=$(( ${2:-20} * 10 )) _i=0
-	while [ $_i -lt $_limit ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
-# wait_re REGEX [SECONDS]: the same for an extended regular expression.
-wait_re() {
-	_limit=$(( ${2:-20} * 10 )) _i=0
-	while [ $_i -lt $_limit ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+WAIT_SECONDS=20
 # start NAME BOX WORKSPACE: a tmux session running the TUI on the Python pane.
 start() {
 	S=$1

@@ -24,17 +24,7 @@ write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$SLOW" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
 plan 61
 
-# wait_for TEXT [SECONDS]: poll the pane until TEXT appears (default 20 s).
-wait_for() {
-	_limit=$(( ${2:-20} * 10 )) _i=0
-	while [ $_i -lt $_limit ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" && { settle_screen; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+WAIT_SECONDS=20
 # wait_gone TEXT [SECONDS]: poll until TEXT is no longer on the screen.
 wait_gone() {
 	_limit=$(( ${2:-10} * 10 )) _i=0
