@@ -8,8 +8,6 @@
 #include "scratch_client.h"
 #include "xalloc.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
