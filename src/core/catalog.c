@@ -511,6 +511,11 @@ static pw_err *open_db(pw_catalog *c, const char *file, int flags)
 	if (rc != SQLITE_OK)
 		return db_fail(c, rc, N_("opening"));
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	/* 1 MiB of page cache, not SQLite's 2: a filter over the whole history
+	 * reads every page once, and the kernel caches the file anyway. */
+	pw_err *e = exec(c, "PRAGMA cache_size = -1024", N_("sizing the page cache"));
+	if (e)
+		return e;
 	return exec(c, "PRAGMA foreign_keys = ON", N_("enabling foreign keys"));
 }
 

@@ -27,6 +27,7 @@
 #include "extract.h"
 #include "clock.h"
 #include "i18n.h"
+#include "libload.h"
 #include "decoder.h"
 #include "digest.h"
 #include "xalloc.h"
@@ -706,6 +707,9 @@ static int open_reader(struct xs *x)
 
 static pw_err *open_archives(struct xs *x)
 {
+	pw_err *e = pw_libarchive_ready();
+	if (e)
+		return e;
 	x->in = archive_read_new();
 	x->out = archive_write_disk_new();
 	archive_read_support_format_tar(x->in);

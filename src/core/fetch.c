@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "digest.h"
 #include "i18n.h"
+#include "libload.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
@@ -85,24 +86,6 @@ typedef struct job {
 } job;
 
 /* ---------------------------------------------------------------- curl setup */
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CURLcode init_rc = CURLE_FAILED_INIT;
-
-static void global_init(void)
-{
-	init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-/* curl_global_init is not thread-safe, and any thread may start a download. */
-static pw_err *curl_ready(void)
-{
-	pthread_once(&init_once, global_init);
-	if (init_rc != CURLE_OK)
-		return pw_err_new(PW_ERR_FAILED, NULL, _("cannot initialise libcurl: %s"),
-				  curl_easy_strerror(init_rc));
-	return NULL;
-}
 
 /* CURLOPT_NOSIGNAL (required when threads use curl) also stops curl from
  * ignoring SIGPIPE, and OpenSSL's socket writes can raise it when the peer
@@ -951,7 +934,7 @@ pw_err *pw_fetch(const pw_fetch_opts *opts, pw_fetch_result *res)
 	memset(res, 0, sizeof *res);
 	if (cache_hit(opts, res))
 		return NULL;
-	if ((e = curl_ready()))
+	if ((e = pw_libcurl_ready()))
 		return e;
 	pipe_guard g;
 	job j;
@@ -1009,7 +992,7 @@ pw_err *pw_fetch_probe_size(const char *url, const char *ca_file, int timeout_s,
 	if (!url || !size)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("a size probe needs a URL and a result"));
 	*size = -1;
-	pw_err *e = curl_ready();
+	pw_err *e = pw_libcurl_ready();
 	if (e)
 		return e;
 	pw_fetch_opts o = {

@@ -14,6 +14,7 @@
 
 #include "pipclass.h"
 #include "i18n.h"
+#include "libload.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
@@ -246,14 +247,6 @@ pw_pip_class pw_pipclass_classify(int exit_code, const char *output, const char 
 
 /* ---------------------------------------------------------------- curl setup */
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CURLcode init_rc = CURLE_FAILED_INIT;
-
-static void global_init(void)
-{
-	init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 /* CURLOPT_NOSIGNAL (we may be on a worker thread) leaves SIGPIPE to us, and
  * a TLS write to a peer that has gone raises it: block it around the
  * transfer and swallow one raised meanwhile, so a dropped connection is a
@@ -480,9 +473,10 @@ static pw_pip_class probe_checked(const char *index_url, const char *project, co
 		*detail = xasprintf(_("\"%s\" is not a valid project name"), project);
 		return PW_PIP_NOT_NETWORK;
 	}
-	pthread_once(&init_once, global_init);
-	if (init_rc != CURLE_OK) {
-		*detail = xasprintf(_("cannot initialise libcurl: %s"), curl_easy_strerror(init_rc));
+	pw_err *e = pw_libcurl_ready();
+	if (e) {
+		*detail = xstrdup(pw_err_message(e));
+		pw_err_free(e);
 		return PW_PIP_AMBIGUOUS;
 	}
 	size_t n = strlen(index_url);

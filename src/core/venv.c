@@ -26,6 +26,7 @@
 #include "digest.h"
 #include "extract.h"
 #include "i18n.h"
+#include "libload.h"
 #include "paths.h"
 #include "runner.h"
 #include "xalloc.h"
@@ -1548,11 +1549,13 @@ static pw_err *unzip_entry(struct unzip *u, struct archive_entry *ent)
  * list); every name is checked here before anything is written. */
 static pw_err *unzip_wheel(struct build *b, const char *wheel)
 {
+	pw_err *e = pw_libarchive_ready();
+	if (e)
+		return e;
 	if (mkdir(b->staging, 0755) < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), b->staging);
 	struct unzip u = { .b = b, .wheel = wheel, .a = archive_read_new(), .buf = xmalloc(ZIP_BLOCK) };
 	archive_read_support_format_zip(u.a);
-	pw_err *e = NULL;
 	if (archive_read_open_filename(u.a, wheel, ZIP_BLOCK) != ARCHIVE_OK)
 		e = zip_error(&u);
 	while (!e) {
