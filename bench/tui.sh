@@ -187,8 +187,10 @@ pr=$(val hwm_kb "$P")
 printf '  pyward:   %5s MB  (at the first frame %s MB: anon %s MB, file-backed %s MB, PSS %s MB)  goal < 10 MB: %s\n' \
 	"$(kb_mb "$pr")" "$(kb_mb "$(val hwm_kb_frame "$P")")" "$(kb_mb "$(val rssanon_kb "$P")")" \
 	"$(kb_mb "$(val rssfile_kb "$P")")" "$(kb_mb "$(val pss_kb "$P")")" "$(verdict "$(kb_mb "$pr")" 10)"
-printf '  pyward --version (libraries and start-up, no screen): %s MB\n' "$(kb_mb "$(val maxrss_kb "$WORLD/version.out")")"
-printf '  sqlite3:  %5s MB\n' "$(kb_mb "$(val maxrss_kb "$WORLD/sqlite.out")")"
+printf '  pyward --version (libraries and start-up, no screen): %s MB  (by %s)\n' \
+	"$(kb_mb "$(val maxrss_kb "$WORLD/version.out")")" "$(val maxrss_by "$WORLD/version.out")"
+printf '  sqlite3:  %5s MB  (by %s)\n' "$(kb_mb "$(val maxrss_kb "$WORLD/sqlite.out")")" \
+	"$(val maxrss_by "$WORLD/sqlite.out")"
 for peer in htop tig; do
 	eval "have=\$have_$peer"
 	[ "$have" = 1 ] || continue
@@ -214,7 +216,7 @@ echo "bytes to the terminal per second while the .part file exists (archive $siz
 tb=$(val bytes_per_s "$WORLD/dl_tui.out")
 printf '  pyward TUI (Download pane):  %7s B/s  (busiest second %s B, %s s window; peak RSS %s MB)  goal < 4096: %s\n' \
 	"$tb" "$(val busiest_second_bytes "$WORLD/dl_tui.out")" "$(val window_s "$WORLD/dl_tui.out")" \
-	"$(kb_mb "$(val maxrss_kb "$WORLD/dl_tui.out")")" "$(verdict "$tb" 4096)"
+	"$(kb_mb "$(val hwm_kb "$WORLD/dl_tui.out")")" "$(verdict "$tb" 4096)"
 printf '  pyward TUI, key ? during the download to the help overlay on the screen: %s ms (goal < 100)\n' \
 	"$(val key_latency_ms "$WORLD/dl_key.out")"
 printf '  pyward runtime install:      %7s B/s  ratio TUI / CLI: %s\n' "$(val bytes_per_s "$WORLD/dl_cli.out")" \
