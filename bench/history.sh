@@ -3,6 +3,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
+case $build in /*) ;; *) build=$here/$build ;; esac
 n=${1:-10000}
 runs=${RUNS:-5}
 py="$build/src/pyward"

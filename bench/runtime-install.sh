@@ -16,6 +16,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
+case $build in /*) ;; *) build=$here/$build ;; esac
 runs=${1:-5}
 py="$build/src/pyward"
 [ -x "$py" ] || { echo "build first: ./setup.sh test" >&2; exit 2; }
