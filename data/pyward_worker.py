@@ -61,6 +61,7 @@ class Worker:
         self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
         self.sources = {}  # cell name -> source, for tracebacks
         self.count = 0
+        self.last_id = 0  # the newest request id: the host's count of cells
         self.loop = None
         self.cell_task = None
         self.in_cell = False
@@ -175,6 +176,8 @@ class Worker:
 
     def run(self, req):
         self.count += 1
+        if isinstance(req.get("id"), int):
+            self.last_id = max(self.last_id, req["id"])
         name = "<cell %d>" % self.count
         src = req.get("code", "")
         self.sources[name] = src
@@ -250,6 +253,9 @@ class Worker:
                 continue
             if req is None:
                 return
+            if req.get("sync"):  # a client that held our pipes went away
+                self.send({"sync": self.last_id})
+                continue
             self.send(self.run(req))
 
 

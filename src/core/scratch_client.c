@@ -5,6 +5,7 @@
 
 #include "digest.h"
 #include "i18n.h"
+#include "scratch_direct.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -28,6 +29,7 @@ struct pw_scratch_client {
 	pw_scratch_linebuf *in;
 	bool started_host;
 	char *env_sent_for;   /* the host keeps a session's environment: send it once */
+	pw_scratch_direct *direct; /* the session's worker, while leased */
 };
 
 /* ---------------------------------------------------------------- names */
@@ -290,6 +292,7 @@ void pw_scratch_close(pw_scratch_client **c)
 {
 	if (!c || !*c)
 		return;
+	pw_err_free(pw_scratch_release(*c)); /* a host that is gone takes it back anyway */
 	close((*c)->fd);
 	pw_scratch_linebuf_free(&(*c)->in);
 	free((*c)->env_sent_for);
@@ -395,10 +398,132 @@ static pw_err *expect_ack(pw_scratch_client *c)
 	return e;
 }
 
+/* ---------------------------------------------------------------- leases */
+
+/* Like receive(), for the one answer that may carry descriptors. */
+static pw_err *receive_with_fds(pw_scratch_client *c, json_t **out, int fds[4], int *nfds)
+{
+	*nfds = 0;
+	for (;;) {
+		char *line = pw_scratch_linebuf_take(c->in);
+		if (line) {
+			*out = json_loads(line, 0, NULL);
+			free(line);
+			return *out ? NULL : pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent a line that is not JSON"));
+		}
+		char buf[4096];
+		union {
+			struct cmsghdr align;
+			char space[CMSG_SPACE(4 * sizeof(int))];
+		} ctl;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
+				    .msg_controllen = sizeof ctl.space };
+		ssize_t n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return lost_host(n < 0 ? errno : 0);
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+				continue;
+			size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int got[4];
+			memcpy(got, CMSG_DATA(h), (k < 4 ? k : 4) * sizeof(int));
+			for (size_t i = 0; i < k && i < 4; i++) {
+				if (*nfds < 4)
+					fds[(*nfds)++] = got[i];
+				else
+					close(got[i]);
+			}
+		}
+		if (!pw_scratch_linebuf_feed(c->in, buf, (size_t)n))
+			return pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent an over-long line"));
+	}
+}
+
+pw_err *pw_scratch_lease(pw_scratch_client *c, const char *session)
+{
+	if (c->direct && strcmp(pw_scratch_direct_session(c->direct), session) == 0)
+		return NULL;
+	pw_err *e = pw_scratch_release(c);
+	if (!e)
+		e = send_simple(c, PW_SCRATCH_OP_LEASE, session);
+	json_t *j = NULL;
+	int fds[4], nfds = 0;
+	if (!e)
+		e = receive_with_fds(c, &j, fds, &nfds);
+	if (!e)
+		e = pw_scratch_error_decode(j);
+	pw_scratch_lease_info l = { 0 };
+	if (!e)
+		e = pw_scratch_lease_decode(j, &l);
+	if (!e && (nfds != 4 || strcmp(l.session, session) != 0))
+		e = pw_err_new(PW_ERR_CORRUPT, NULL, "%s", _("the scratchpad host sent a lease without the worker's pipes"));
+	json_decref(j);
+	if (e) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		pw_scratch_lease_clear(&l);
+		return e;
+	}
+	c->direct = pw_scratch_direct_new(&l, fds);
+	return NULL;
+}
+
+pw_err *pw_scratch_release(pw_scratch_client *c)
+{
+	if (!c->direct)
+		return NULL;
+	pw_scratch_direct *d = c->direct;
+	c->direct = NULL;
+	const char *kind = pw_scratch_direct_lost_kind(d);
+	pw_scratch_request r = { .op = PW_SCRATCH_OP_RELEASE, .session = xstrdup(pw_scratch_direct_session(d)),
+				 .executions = pw_scratch_direct_executions(d),
+				 .lost_kind = kind ? xstrdup(kind) : NULL,
+				 .lost_message = kind ? xstrdup(pw_scratch_direct_lost_message(d)) : NULL };
+	pw_scratch_direct_free(&d);
+	pw_err *e = send_json(c, pw_scratch_request_encode(&r));
+	pw_scratch_request_clear(&r);
+	return e ? e : expect_ack(c);
+}
+
+/* A call the leased worker can take in this process; anything else (a
+ * reset, another interpreter asked for) goes through the host. */
+static bool direct_call(const pw_scratch_client *c, const pw_scratch_request *req)
+{
+	return c->direct && req->session && strcmp(pw_scratch_direct_session(c->direct), req->session) == 0 &&
+	       req->code && !req->reset && !req->python_explicit && !pw_scratch_direct_lost_kind(c->direct);
+}
+
 pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
 		       pw_scratch_result **out)
 {
 	*out = NULL;
+	if (direct_call(c, req)) {
+		pw_err *e = pw_scratch_direct_run(c->direct, req, cancel, out);
+		if (!pw_scratch_direct_lost_kind(c->direct))
+			return e;
+		/* A lost worker goes back at once, so that the host can tell the
+		 * loss and start afresh, and nobody waits behind a dead lease. */
+		pw_err *re = pw_scratch_release(c);
+		if (re || !e) {
+			pw_err_free(e);
+			if (re)
+				pw_scratch_result_free(out);
+			return re;
+		}
+		/* It had gone before the cell was sent (discarded meanwhile):
+		 * the call goes to the host, which says so and starts afresh. */
+		pw_err_free(e);
+	}
+	/* Through the host: a leased session must be handed back first, or the
+	 * call would wait behind our own lease. */
+	if (c->direct && req->session && strcmp(pw_scratch_direct_session(c->direct), req->session) == 0) {
+		pw_err *e = pw_scratch_release(c);
+		if (e)
+			return e;
+	}
 	pw_scratch_request r = *req;
 	if (c->env_sent_for && req->session && strcmp(c->env_sent_for, req->session) == 0)
 		r.env = NULL;
@@ -426,7 +551,11 @@ pw_err *pw_scratch_interrupt(pw_scratch_client *c, const char *session)
 
 pw_err *pw_scratch_discard(pw_scratch_client *c, const char *session)
 {
-	pw_err *e = send_simple(c, PW_SCRATCH_OP_DISCARD, session);
+	pw_err *e = NULL;
+	if (c->direct && strcmp(pw_scratch_direct_session(c->direct), session) == 0)
+		e = pw_scratch_release(c);
+	if (!e)
+		e = send_simple(c, PW_SCRATCH_OP_DISCARD, session);
 	return e ? e : expect_ack(c);
 }
 

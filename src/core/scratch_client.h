@@ -54,4 +54,17 @@ pw_err *pw_scratch_interrupt(pw_scratch_client *c, const char *session);
 pw_err *pw_scratch_discard(pw_scratch_client *c, const char *session);
 pw_err *pw_scratch_sessions(pw_scratch_client *c, pw_scratch_list **out);
 
+/* Direct mode, for programs that make many calls: the host lends this
+ * client the session's worker (its pipes, over the socket) and steps out of
+ * the path, so a cell costs one process wake-up each way instead of two
+ * (scratch_direct.h). pw_scratch_run on that session then talks to the
+ * worker itself, with the same results, bounds, budgets, interrupts and
+ * loss notices. Meanwhile other clients' calls on the session wait, as
+ * behind a running cell, and --list shows it "leased". The session must
+ * have an idle worker with nothing to report (run a call first).
+ * pw_scratch_release (or close, or this process ending) hands it back; a
+ * reset, discard or --python call on the session releases it first. */
+pw_err *pw_scratch_lease(pw_scratch_client *c, const char *session);
+pw_err *pw_scratch_release(pw_scratch_client *c);
+
 #endif

@@ -73,6 +73,9 @@ typedef struct session {
 	char last_use[32];
 	pw_scratch_result pending; /* only its notices are used */
 	char **env;           /* the caller's environment for its next worker */
+	client *lease;        /* holds the worker's pipes (direct mode); we keep off them */
+	bool lease_discarded; /* discarded meanwhile: killed, told when it comes back */
+	bool syncing;         /* a lease ended without a count: asked the worker for it */
 	struct session *next;
 } session;
 
@@ -458,6 +461,7 @@ static void lose_worker(host *h, session *s, const char *kind, const char *messa
 {
 	if (!s->w)
 		return;
+	s->syncing = false; /* nothing left to count */
 	note_loss(h, s, kind, message);
 	if (s->running) {
 		drain_fd(&s->w->out_fd, s->w->out);
@@ -470,7 +474,7 @@ static void lose_worker(host *h, session *s, const char *kind, const char *messa
 
 static bool evictable(const session *s, const session *asking)
 {
-	return s != asking && s->w && !s->running && !s->queue;
+	return s != asking && s->w && !s->running && !s->queue && !s->lease && !s->syncing;
 }
 
 static session *lru_idle(host *h, const session *asking)
@@ -560,7 +564,7 @@ static void start_cell(session *s)
 
 static void pump(host *h, session *s)
 {
-	while (s->queue && !s->running) {
+	while (s->queue && !s->running && !s->lease && !s->syncing) {
 		call *c = s->queue;
 		if (c->req.reset && s->w)
 			lose_worker(h, s, "reset", _("fresh scratchpad: --reset asked for it"), "lost");
@@ -581,6 +585,11 @@ static void pump(host *h, session *s)
 static void handle_interrupt(host *h, client *c, const char *name)
 {
 	session *s = session_find(h, name);
+	if (s && s->lease && s->w) { /* the leaseholder sees the interrupted result */
+		kill(s->w->pid, SIGINT);
+		send_json(c, json_pack("{s:s}", "ack", "interrupt"));
+		return;
+	}
 	if (!s || !s->running) {
 		send_error(c, pw_err_new(PW_ERR_NOTFOUND, NULL, _("session %s is not running a cell"), name));
 		return;
@@ -601,7 +610,19 @@ static void handle_discard(host *h, client *c, const char *name)
 		return;
 	}
 	const char *msg = _("fresh scratchpad: the session was discarded (pyward python --discard)");
-	lose_worker(h, s, "discarded", msg, "lost");
+	if (s->lease && s->w) {
+		/* The leaseholder finds the worker gone: wait for the death
+		 * (its pipes closed) but do not reap it, so that its pid stays
+		 * the worker's while the lease lasts; the loss is told, and the
+		 * worker reaped, once the pipes come back. */
+		kill(-s->w->pid, SIGKILL);
+		siginfo_t si;
+		while (waitid(P_PID, (id_t)s->w->pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+		}
+		s->lease_discarded = true;
+	} else {
+		lose_worker(h, s, "discarded", msg, "lost");
+	}
 	while (s->queue)
 		fail_call(s, pw_err_new(PW_ERR_FAILED, NULL, "%s", msg));
 	send_json(c, json_pack("{s:s}", "ack", "discard"));
@@ -609,6 +630,8 @@ static void handle_discard(host *h, client *c, const char *name)
 
 static const char *state_of(const session *s)
 {
+	if (s->lease)
+		return "leased";
 	if (s->running)
 		return "running";
 	if (s->w)
@@ -665,6 +688,105 @@ static void handle_run(host *h, client *c, pw_scratch_request *req)
 	pump(h, s);
 }
 
+static void worker_died(host *h, session *s);
+
+/* Lend c the session's worker: its four pipes go over the socket with the
+ * lease. Only an idle worker with nothing owed to its next result (no
+ * notice, no output between cells, no first-result interpreter line). */
+static void handle_lease(host *h, client *c, const char *name)
+{
+	session *s = session_find(h, name);
+	if (!s || !s->w) {
+		send_error(c, pw_err_new(PW_ERR_NOTFOUND, _("run a call in the session first"),
+					 _("session %s has no worker to lend"), name));
+		return;
+	}
+	worker *w = s->w;
+	if (s->running || s->queue || s->lease || s->syncing || w->to.off < w->to.len || !w->announced ||
+	    s->pending.notice_count || pw_scratch_capture_total(w->out) || pw_scratch_capture_total(w->err) ||
+	    c->out.off < c->out.len) {
+		send_error(c, pw_err_new(PW_ERR_FAILED, _("run a call through the host, then ask again"),
+					 _("session %s is busy or has a result to finish"), name));
+		return;
+	}
+	pw_scratch_lease_info l = { .session = s->name, .pid = w->pid, .generation = s->generation,
+				    .executions = s->executions, .grace_ms = h->o.grace_ms };
+	json_t *j = pw_scratch_lease_encode(&l);
+	size_t len;
+	char *line = pw_scratch_dump_line(j, &len);
+	json_decref(j);
+	int fds[4] = { w->to_fd, w->from_fd, w->out_fd, w->err_fd };
+	union {
+		struct cmsghdr align;
+		char space[CMSG_SPACE(sizeof fds)];
+	} ctl;
+	memset(&ctl, 0, sizeof ctl);
+	struct iovec iov = { .iov_base = line, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
+			    .msg_controllen = sizeof ctl.space };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof fds);
+	memcpy(CMSG_DATA(cm), fds, sizeof fds);
+	ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+	if (n > 0 && (size_t)n < len) /* the descriptors went with the first byte */
+		outq_push(&c->out, line + n, len - (size_t)n);
+	free(line);
+	if (n <= 0) {
+		c->dead = true;
+		return;
+	}
+	s->lease = c;
+	touch(s);
+}
+
+/* The pipes come back: take the count, and any loss the client saw. */
+static void end_lease(host *h, session *s, int64_t executions, const char *lost_kind, const char *lost_message)
+{
+	s->lease = NULL;
+	if (executions > s->executions)
+		s->executions = executions;
+	touch(s);
+	if (s->lease_discarded) {
+		s->lease_discarded = false;
+		lose_worker(h, s, "discarded", _("fresh scratchpad: the session was discarded (pyward python --discard)"),
+			    "lost");
+	} else if (lost_kind) {
+		lose_worker(h, s, lost_kind, lost_message, "lost");
+	}
+	pump(h, s);
+}
+
+static void handle_release(host *h, client *c, const pw_scratch_request *req)
+{
+	session *s = session_find(h, req->session);
+	if (!s || s->lease != c) {
+		send_error(c, pw_err_new(PW_ERR_NOTFOUND, NULL, _("this client holds no lease on session %s"),
+					 req->session));
+		return;
+	}
+	end_lease(h, s, req->executions, req->lost_kind, req->lost_message);
+	send_json(c, json_pack("{s:s}", "ack", "release"));
+}
+
+/* The leaseholder went away without a word: the worker may be running its
+ * last cell. Ask the worker how many cells it was given, after that cell's
+ * reply (which nobody awaits); queued calls start once it answers. */
+static void lease_abandoned(host *h, session *s)
+{
+	s->lease = NULL;
+	if (s->lease_discarded || !s->w) {
+		end_lease(h, s, 0, NULL, NULL);
+		return;
+	}
+	s->syncing = true;
+	static const char sync[] = "{\"sync\":true}\n";
+	outq_push(&s->w->to, sync, sizeof sync - 1);
+	if (!outq_flush(&s->w->to, s->w->to_fd))
+		worker_died(h, s);
+}
+
 static void handle_line(host *h, client *c, const char *line)
 {
 	json_t *j = json_loads(line, 0, NULL);
@@ -683,6 +805,8 @@ static void handle_line(host *h, client *c, const char *line)
 	case PW_SCRATCH_OP_INTERRUPT: handle_interrupt(h, c, req.session); break;
 	case PW_SCRATCH_OP_DISCARD: handle_discard(h, c, req.session); break;
 	case PW_SCRATCH_OP_LIST: handle_list(h, c); break;
+	case PW_SCRATCH_OP_LEASE: handle_lease(h, c, req.session); break;
+	case PW_SCRATCH_OP_RELEASE: handle_release(h, c, &req); break;
 	}
 	pw_scratch_request_clear(&req);
 }
@@ -739,6 +863,9 @@ static void client_read(host *h, client *c)
  * finishes with nobody to answer. */
 static void client_gone(host *h, client *c)
 {
+	for (session *s = h->sessions; s; s = s->next)
+		if (s->lease == c)
+			lease_abandoned(h, s);
 	for (session *s = h->sessions; s; s = s->next) {
 		call **pp = &s->queue;
 		while (*pp) {
@@ -785,7 +912,16 @@ static void worker_message(host *h, session *s, const char *line)
 		return;
 	}
 	json_t *hello = json_object_get(j, "hello");
-	if (hello && !s->w->interp) {
+	json_t *sync = json_object_get(j, "sync");
+	if (sync && s->syncing) {
+		/* Output until now belonged to the abandoned lease's cells. */
+		if (json_integer_value(sync) > s->executions)
+			s->executions = json_integer_value(sync);
+		pw_scratch_capture_reset(s->w->out, 0);
+		pw_scratch_capture_reset(s->w->err, 0);
+		s->syncing = false;
+		pump(h, s);
+	} else if (hello && !s->w->interp) {
 		json_t *wrap = json_pack("{s:s, s:O}", "status", "ok", "interpreter", hello);
 		pw_scratch_result *r = NULL;
 		if (!pw_scratch_result_decode(wrap, &r) && r->interp) {
@@ -868,7 +1004,7 @@ static void check_cell_timers(host *h, session *s, int64_t now)
 /* A session whose workspace or environment was removed loses its worker. */
 static void check_places(host *h, session *s)
 {
-	if (!s->w || s->running)
+	if (!s->w || s->running || s->lease || s->syncing)
 		return;
 	struct stat st;
 	const char *gone = NULL;
@@ -1055,7 +1191,7 @@ static void ps_build(host *h, pollset *ps)
 	for (client *c = h->clients; c; c = c->next)
 		ps_add(ps, c->fd, (short)(POLLIN | (c->out.off < c->out.len ? POLLOUT : 0)), SLOT_CLIENT, c);
 	for (session *s = h->sessions; s; s = s->next) {
-		if (!s->w)
+		if (!s->w || s->lease)
 			continue;
 		ps_add(ps, s->w->from_fd, POLLIN, SLOT_FROM, s);
 		ps_add(ps, s->w->out_fd, POLLIN, SLOT_OUT, s);

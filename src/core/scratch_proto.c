@@ -207,7 +207,7 @@ char *pw_scratch_capture_text(const pw_scratch_capture *c)
 
 /* ---------------------------------------------------------------- helpers */
 
-static const char *op_names[] = { "run", "interrupt", "discard", "list" };
+static const char *op_names[] = { "run", "interrupt", "discard", "list", "lease", "release" };
 
 static char *dup_or_null(const json_t *j, const char *key)
 {
@@ -246,6 +246,11 @@ char *pw_scratch_dump_line(const json_t *j, size_t *len)
 json_t *pw_scratch_request_encode(const pw_scratch_request *r)
 {
 	json_t *j = json_pack("{s:s, s:o}", "op", op_names[r->op], "session", str_or_null(r->session));
+	if (r->op == PW_SCRATCH_OP_RELEASE) {
+		json_object_set_new(j, "executions", json_integer(r->executions));
+		json_object_set_new(j, "lost_kind", str_or_null(r->lost_kind));
+		json_object_set_new(j, "lost_message", str_or_null(r->lost_message));
+	}
 	if (r->op != PW_SCRATCH_OP_RUN)
 		return j;
 	json_object_set_new(j, "code", str_or_null(r->code));
@@ -299,6 +304,13 @@ pw_err *pw_scratch_request_decode(const json_t *j, pw_scratch_request *r)
 	r->session = dup_or_null(j, "session");
 	if (r->op != PW_SCRATCH_OP_LIST && (!r->session || !*r->session))
 		return bad_request("no session");
+	if (r->op == PW_SCRATCH_OP_RELEASE) {
+		r->executions = int_of(j, "executions");
+		r->lost_kind = dup_or_null(j, "lost_kind");
+		r->lost_message = dup_or_null(j, "lost_message");
+		if (r->executions < 0 || (r->lost_kind && !r->lost_message))
+			return bad_request("release");
+	}
 	if (r->op != PW_SCRATCH_OP_RUN)
 		return NULL;
 	r->code = dup_or_null(j, "code");
@@ -329,7 +341,42 @@ void pw_scratch_request_clear(pw_scratch_request *r)
 	for (char **e = r->env; e && *e; e++)
 		free(*e);
 	free(r->env);
+	free(r->lost_kind);
+	free(r->lost_message);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- leases */
+
+json_t *pw_scratch_lease_encode(const pw_scratch_lease_info *l)
+{
+	return json_pack("{s:{s:s, s:I, s:I, s:I, s:I}}", "lease", "session", l->session, "pid", (json_int_t)l->pid,
+			 "generation", (json_int_t)l->generation, "executions", (json_int_t)l->executions,
+			 "grace_ms", (json_int_t)l->grace_ms);
+}
+
+pw_err *pw_scratch_lease_decode(const json_t *j, pw_scratch_lease_info *l)
+{
+	memset(l, 0, sizeof *l);
+	const json_t *in = json_object_get(j, "lease");
+	if (!json_is_object(in))
+		return pw_err_new(PW_ERR_CORRUPT, NULL, "%s", _("the scratchpad host answered a lease with something else"));
+	l->session = dup_or_null(in, "session");
+	l->pid = int_of(in, "pid");
+	l->generation = int_of(in, "generation");
+	l->executions = int_of(in, "executions");
+	l->grace_ms = int_of(in, "grace_ms");
+	if (!l->session || l->pid <= 1 || l->executions < 0 || l->grace_ms <= 0) {
+		pw_scratch_lease_clear(l);
+		return pw_err_new(PW_ERR_CORRUPT, NULL, "%s", _("the scratchpad host sent a malformed lease"));
+	}
+	return NULL;
+}
+
+void pw_scratch_lease_clear(pw_scratch_lease_info *l)
+{
+	free(l->session);
+	memset(l, 0, sizeof *l);
 }
 
 /* ---------------------------------------------------------------- results */

@@ -67,6 +67,8 @@ typedef enum pw_scratch_op {
 	PW_SCRATCH_OP_INTERRUPT,
 	PW_SCRATCH_OP_DISCARD,
 	PW_SCRATCH_OP_LIST,
+	PW_SCRATCH_OP_LEASE,   /* lend this client the session's worker pipes */
+	PW_SCRATCH_OP_RELEASE, /* hand them back */
 } pw_scratch_op;
 
 typedef struct pw_scratch_request {
@@ -82,6 +84,9 @@ typedef struct pw_scratch_request {
 				  one the session was given before (else the host's) */
 	int64_t timeout_ms;    /* RUN: 0 = none */
 	size_t max_output;     /* RUN: per stream; 0 = default */
+	int64_t executions;    /* RELEASE: cells counted while the client held the worker */
+	char *lost_kind;       /* RELEASE: the worker was lost meanwhile (a notice kind) */
+	char *lost_message;    /* RELEASE: and how, for the next result's notice */
 } pw_scratch_request;
 
 json_t *pw_scratch_request_encode(const pw_scratch_request *r);
@@ -145,6 +150,22 @@ typedef struct pw_scratch_list {
 json_t *pw_scratch_list_encode(const pw_scratch_list *l);
 pw_err *pw_scratch_list_decode(const json_t *j, pw_scratch_list **out);
 void pw_scratch_list_free(pw_scratch_list **l);
+
+/* ---- a lease: the host lends a client a session's worker (see scratch_direct.h).
+ * On the wire {"lease": {...}}, with the worker's four pipes (requests,
+ * replies, stdout, stderr, in that order) attached as SCM_RIGHTS. */
+typedef struct pw_scratch_lease_info {
+	char *session;
+	int64_t pid;         /* the worker (its own process group) */
+	int64_t generation;
+	int64_t executions;  /* counted so far: the next cell is executions + 1 */
+	int64_t grace_ms;    /* from an interrupt to the kill */
+} pw_scratch_lease_info;
+
+json_t *pw_scratch_lease_encode(const pw_scratch_lease_info *l);
+/* A usage error when j is not a lease. */
+pw_err *pw_scratch_lease_decode(const json_t *j, pw_scratch_lease_info *l);
+void pw_scratch_lease_clear(pw_scratch_lease_info *l);
 
 /* ---- errors on the wire: {"error": {code, message, hint}} */
 json_t *pw_scratch_error_encode(const pw_err *e);

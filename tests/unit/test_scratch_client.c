@@ -93,12 +93,14 @@ static pw_scratch_client *connect_to(const world *w)
 	return c;
 }
 
-static pw_scratch_result *run(pw_scratch_client *c, const char *session, const char *code, const pw_cancel *cancel)
+static pw_scratch_result *run_with(pw_scratch_client *c, const char *session, const char *code,
+				   const pw_cancel *cancel, int64_t timeout_ms, size_t max_output)
 {
 	char cwd[PATH_MAX];
 	assert_non_null(getcwd(cwd, sizeof cwd));
 	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .session = (char[65]){ 0 }, .code = code ? xstrdup(code) : NULL,
-				   .python = xstrdup(python_path()), .project_dir = xstrdup(cwd), .env = environ };
+				   .python = xstrdup(python_path()), .project_dir = xstrdup(cwd), .env = environ,
+				   .timeout_ms = timeout_ms, .max_output = max_output };
 	strcpy(req.session, session);
 	pw_scratch_result *r = NULL;
 	pw_err *e = pw_scratch_run(c, &req, cancel, &r);
@@ -108,6 +110,23 @@ static pw_scratch_result *run(pw_scratch_client *c, const char *session, const c
 	free(req.python);
 	free(req.project_dir);
 	return r;
+}
+
+static pw_scratch_result *run(pw_scratch_client *c, const char *session, const char *code, const pw_cancel *cancel)
+{
+	return run_with(c, session, code, cancel, 0, 0);
+}
+
+static const char *state_in_list(pw_scratch_client *c, const char *session, char *buf, size_t n)
+{
+	pw_scratch_list *l = NULL;
+	assert_null(pw_scratch_sessions(c, &l));
+	snprintf(buf, n, "absent");
+	for (size_t i = 0; i < l->count; i++)
+		if (strcmp(l->sessions[i].name, session) == 0)
+			snprintf(buf, n, "%s", l->sessions[i].state);
+	pw_scratch_list_free(&l);
+	return buf;
 }
 
 static void test_state_persists_across_clients(void **state)
@@ -201,6 +220,193 @@ static void test_list_discard_and_notice(void **state)
 	pw_scratch_close(&c);
 }
 
+typedef struct waiter {
+	const world *w;
+	pw_scratch_result *r;
+	long long done_ms;
+} waiter;
+
+static void *run_behind_lease(void *arg)
+{
+	waiter *wt = arg;
+	pw_scratch_client *c = connect_to(wt->w);
+	wt->r = run(c, "lent", "x * 100", NULL);
+	wt->done_ms = tl_now_ms();
+	pw_scratch_close(&c);
+	return NULL;
+}
+
+/* Direct mode: the same results as through the host, the session's calls
+ * from others wait for the lease, and the count carries on after it. */
+static void test_direct_mode_results(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_err *e = pw_scratch_lease(c, "lent"); /* no worker yet */
+	assert_non_null(e);
+	assert_int_equal(pw_err_code(e), PW_ERR_NOTFOUND);
+	pw_err_free(e);
+	pw_scratch_result *r = run(c, "lent", "x = 1", NULL);
+	assert_int_equal(r->execution, 1);
+	pw_scratch_result_free(&r);
+	assert_null(pw_scratch_lease(c, "lent"));
+	pw_scratch_client *other = connect_to(w);
+	char st[32];
+	assert_string_equal(state_in_list(other, "lent", st, sizeof st), "leased");
+	pw_scratch_close(&other);
+
+	r = run(c, "lent", "x += 1; 40 + x", NULL);
+	assert_string_equal(r->status, "ok");
+	assert_string_equal(r->value, "42");
+	assert_int_equal(r->execution, 2);
+	assert_int_equal(r->generation, 1);
+	assert_null(r->interp);
+	assert_int_equal(r->notice_count, 0);
+	pw_scratch_result_free(&r);
+	r = run(c, "lent", "_", NULL);
+	assert_string_equal(r->value, "42");
+	pw_scratch_result_free(&r);
+	r = run_with(c, "lent", "import os, sys; print('o' * 1000); os.write(2, b'direct\\n'); None", NULL, 0, 100);
+	assert_int_equal(r->out_dropped, 1001 - 100);
+	assert_non_null(strstr(r->err, "direct"));
+	pw_scratch_result_free(&r);
+	r = run(c, "lent", "1/0", NULL);
+	assert_string_equal(r->status, "error");
+	assert_non_null(strstr(r->traceback, "ZeroDivisionError"));
+	assert_int_equal(pw_scratch_result_exit_status(r), 1);
+	pw_scratch_result_free(&r);
+
+	/* Another client's call waits until the lease comes back. */
+	waiter wt = { .w = w };
+	pthread_t t;
+	pthread_create(&t, NULL, run_behind_lease, &wt);
+	tl_sleep_ms(300);
+	long long released_ms = tl_now_ms();
+	assert_null(wt.r);
+	assert_null(pw_scratch_release(c));
+	pthread_join(t, NULL);
+	assert_non_null(wt.r);
+	assert_true(wt.done_ms >= released_ms);
+	assert_string_equal(wt.r->value, "200");
+	assert_int_equal(wt.r->execution, 6); /* 1 through the host, 4 direct, then this */
+	pw_scratch_result_free(&wt.r);
+	assert_string_equal(state_in_list(c, "lent", st, sizeof st), "idle");
+	pw_scratch_close(&c);
+}
+
+/* Budgets and interrupts hold in direct mode, and a lost worker is told
+ * in the result and again, through the host, in the next one. */
+static void test_direct_mode_budget_interrupt_loss(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "lent2", "kept = 'yes'", NULL);
+	pw_scratch_result_free(&r);
+	assert_null(pw_scratch_lease(c, "lent2"));
+	r = run_with(c, "lent2", "while True: pass", NULL, 300, 0);
+	assert_string_equal(r->status, "timed_out");
+	assert_int_equal(pw_scratch_result_exit_status(r), 4);
+	pw_scratch_result_free(&r);
+	pw_cancel *cancel = pw_cancel_new();
+	pthread_t t;
+	pthread_create(&t, NULL, raise_later, cancel);
+	r = run(c, "lent2", "while True: pass", cancel);
+	pthread_join(t, NULL);
+	pw_cancel_free(&cancel);
+	assert_string_equal(r->status, "interrupted");
+	pw_scratch_result_free(&r);
+	r = run(c, "lent2", "kept", NULL);
+	assert_string_equal(r->value, "'yes'");
+	pw_scratch_result_free(&r);
+	/* A cell that ignores the interrupt: killed after the grace period. */
+	r = run_with(c, "lent2", "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
+		     NULL, 300, 0);
+	assert_string_equal(r->status, "timed_out");
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "timeout_kill");
+	pw_scratch_result_free(&r);
+	r = run(c, "lent2", "'kept' in globals()", NULL); /* back through the host */
+	assert_string_equal(r->value, "False");
+	assert_int_equal(r->generation, 2);
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "timeout_kill");
+	pw_scratch_result_free(&r);
+
+	assert_null(pw_scratch_lease(c, "lent2"));
+	r = run(c, "lent2", "import os; os._exit(3)", NULL);
+	assert_string_equal(r->status, "lost");
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "worker_crashed");
+	pw_scratch_result_free(&r);
+	r = run(c, "lent2", "1", NULL);
+	assert_string_equal(r->value, "1");
+	assert_int_equal(r->generation, 3);
+	assert_int_equal(r->execution, 1);
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "worker_crashed");
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+}
+
+/* A leaseholder that dies without handing back: the host asks the worker
+ * for its count, and the state and the numbering carry on. A discard
+ * meanwhile reaches the leaseholder as a lost worker. */
+static void test_direct_mode_abandoned_and_discarded(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "lent3", "y = 1", NULL);
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+	pid_t child = fork();
+	if (child == 0) {
+		pw_scratch_connect_opts o = { .dir = w->dir };
+		pw_scratch_client *cc = NULL;
+		if (pw_scratch_connect(&o, &cc) || pw_scratch_lease(cc, "lent3"))
+			_exit(1);
+		for (int i = 0; i < 3; i++) {
+			pw_scratch_result *rr = run(cc, "lent3", "y += 2", NULL);
+			if (!rr || strcmp(rr->status, "ok") != 0)
+				_exit(2);
+			pw_scratch_result_free(&rr);
+		}
+		_exit(0); /* no release, no close */
+	}
+	assert_int_equal(tl_wait_child(child), 0);
+	c = connect_to(w);
+	r = run(c, "lent3", "y", NULL);
+	assert_string_equal(r->value, "7");
+	assert_int_equal(r->execution, 5);
+	assert_int_equal(r->notice_count, 0);
+	pw_scratch_result_free(&r);
+
+	assert_null(pw_scratch_lease(c, "lent3"));
+	pw_scratch_client *other = connect_to(w);
+	assert_null(pw_scratch_discard(other, "lent3"));
+	char st[32];
+	assert_string_equal(state_in_list(other, "lent3", st, sizeof st), "leased");
+	/* The leaseholder's next call finds the worker gone before sending:
+	 * it hands the lease back and the host runs the call afresh. */
+	r = run(c, "lent3", "'y' in globals()", NULL);
+	assert_string_equal(r->status, "ok");
+	assert_string_equal(r->value, "False");
+	assert_int_equal(r->notice_count, 1);
+	assert_string_equal(r->notices[0].kind, "discarded");
+	pw_scratch_result_free(&r);
+	r = run(other, "lent3", "2", NULL);
+	assert_int_equal(r->notice_count, 0);
+	assert_string_equal(state_in_list(other, "lent3", st, sizeof st), "idle");
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&other);
+	pw_scratch_close(&c);
+}
+
 static void test_no_host_and_no_autostart(void **state)
 {
 	(void)state;
@@ -223,6 +429,9 @@ int main(void)
 		cmocka_unit_test(test_state_persists_across_clients),
 		cmocka_unit_test(test_cancel_token_interrupts_the_cell),
 		cmocka_unit_test(test_list_discard_and_notice),
+		cmocka_unit_test(test_direct_mode_results),
+		cmocka_unit_test(test_direct_mode_budget_interrupt_loss),
+		cmocka_unit_test(test_direct_mode_abandoned_and_discarded),
 		cmocka_unit_test(test_no_host_and_no_autostart),
 	};
 	return cmocka_run_group_tests_name("scratch_client", tests, setup, teardown);
