@@ -9,9 +9,13 @@
 #     probe (import ssl, sqlite3, venv, ensurepip) must compile ~60
 #     modules from source and dominates.
 # Every run extracts into a fresh directory and nothing is deleted until
-# the end: on ext4 without a journal, creating files right after deleting
-# a few thousand costs a scan over the recently freed inodes, noise that
-# would fall on whichever contestant came next.
+# the end. ext4 will not hand out an inode freed in the last minute or so
+# (recently_deleted(), a lookup in the inode table per candidate), so for a
+# few minutes after thousands of files were deleted (the previous run of
+# this script, the test suite) creating files is several times slower and
+# both contestants measure mostly that: let the disk rest between runs, or
+# set TMPDIR=/dev/shm to take the disk out of the comparison. The file
+# system is printed with the figures.
 # Usage: BUILD_DIR=_build bench/runtime-install.sh [RUNS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,6 +100,7 @@ bench() {
 	pm=$(echo $p | tr ' ' '\n' | median)
 	cm=$(echo $c | tr ' ' '\n' | median)
 	echo "$name archive: $size bytes, $(tar -tzf "$WORLD/srv/$name.tar.gz" | wc -l) entries, CPython $ver, $runs runs each, medians"
+	echo "  extracted on $(stat -f -c %T "$WORLD") ($WORLD)"
 	echo "  curl + sha256sum + tar:      ${cm} ms"
 	echo "  pyward runtime install:      ${pm} ms  (includes probe, manifest, catalog, swap)"
 	echo "  ratio pyward / classic:      $(awk "BEGIN{printf \"%.2f\", $pm/$cm}")$goal"
