@@ -10,7 +10,6 @@
 #include "libload.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -60,74 +59,31 @@
 	V(archive_entry_set_pathname, (E e, const char *p), (e, p))                              \
 	V(archive_entry_set_hardlink, (E e, const char *p), (e, p))
 
-#define SLOT(ret, name, params, args, fail) ret(*name) params;
-#define VSLOT(name, params, args) void(*name) params;
-
 static struct {
-	ARCHIVE_CALLS(SLOT, VSLOT)
+	ARCHIVE_CALLS(PW_SHIM_SLOT, PW_SHIM_VSLOT)
 	void (*archive_set_error)(A, int, const char *, ...);
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_error; /* set when loading failed */
-
-#define RESOLVE(name)                                                \
-	do {                                                         \
-		api.name = (__typeof__(api.name))dlsym(h, #name);    \
-		if (!api.name)                                       \
-			return #name;                                \
-	} while (0)
-#define RESOLVE_X(ret, name, params, args, fail) RESOLVE(name);
-#define RESOLVE_V(name, params, args) RESOLVE(name);
-
-static const char *resolve_all(void *h)
+static const char *resolve_all(void *handle)
 {
-	ARCHIVE_CALLS(RESOLVE_X, RESOLVE_V)
-	RESOLVE(archive_set_error);
+	ARCHIVE_CALLS(PW_SHIM_RESOLVE_X, PW_SHIM_RESOLVE_V)
+	PW_SHIM_RESOLVE(archive_set_error);
 	return NULL;
 }
 
-static void load(void)
-{
-	void *h = pw_lib_open(PW_LIBARCHIVE_SONAME, &load_error);
-	if (!h)
-		return;
-	const char *missing = resolve_all(h);
-	if (missing)
-		load_error = pw_lib_missing_symbol(missing);
-}
-
-static int loaded(void)
-{
-	pthread_once(&load_once, load);
-	return load_error == NULL;
-}
+static pw_lazy_lib lib = { .soname = PW_LIBARCHIVE_SONAME, .resolve = resolve_all };
 
 pw_err *pw_libarchive_ready(void)
 {
-	return loaded() ? NULL : pw_lib_error(PW_LIBARCHIVE_SONAME, load_error);
+	return pw_lazy_lib_ready(&lib) ? NULL : pw_lib_error(lib.soname, lib.error);
 }
 
-#define FORWARD_X(ret, name, params, args, fail) \
-	ret name params                          \
-	{                                        \
-		if (!loaded())                   \
-			return fail;             \
-		return api.name args;            \
-	}
-#define FORWARD_V(name, params, args) \
-	void name params              \
-	{                             \
-		if (loaded())         \
-			api.name args; \
-	}
-
-ARCHIVE_CALLS(FORWARD_X, FORWARD_V)
+ARCHIVE_CALLS(PW_SHIM_FORWARD_X, PW_SHIM_FORWARD_V)
 
 /* A va_list cannot be handed on to a variadic function: format here. */
 void archive_set_error(A a, int err, const char *fmt, ...)
 {
-	if (!loaded())
+	if (!pw_lazy_lib_ready(&lib))
 		return;
 	char msg[512];
 	va_list ap;

@@ -13,7 +13,6 @@
 #include "libload.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -32,87 +31,48 @@
 	X(CURLUcode, curl_url_get, (CURLU * u, CURLUPart what, char **part, unsigned int f),     \
 	  (u, what, part, f), CURLUE_OUT_OF_MEMORY)
 
-#define SLOT(ret, name, params, args, fail) ret(*name) params;
-#define VSLOT(name, params, args) void(*name) params;
-
 static struct {
-	CURL_CALLS(SLOT, VSLOT)
+	CURL_CALLS(PW_SHIM_SLOT, PW_SHIM_VSLOT)
 	CURLcode (*curl_easy_setopt)(CURL *, CURLoption, ...);
 	CURLcode (*curl_easy_getinfo)(CURL *, CURLINFO, ...);
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_error; /* set when loading failed */
 static CURLcode init_rc = CURLE_FAILED_INIT;
 
-#define RESOLVE(name)                                                \
-	do {                                                         \
-		api.name = (__typeof__(api.name))dlsym(h, #name);    \
-		if (!api.name)                                       \
-			return #name;                                \
-	} while (0)
-#define RESOLVE_X(ret, name, params, args, fail) RESOLVE(name);
-#define RESOLVE_V(name, params, args) RESOLVE(name);
-
-static const char *resolve_all(void *h)
+static const char *resolve_all(void *handle)
 {
-	CURL_CALLS(RESOLVE_X, RESOLVE_V)
-	RESOLVE(curl_easy_setopt);
-	RESOLVE(curl_easy_getinfo);
+	CURL_CALLS(PW_SHIM_RESOLVE_X, PW_SHIM_RESOLVE_V)
+	PW_SHIM_RESOLVE(curl_easy_setopt);
+	PW_SHIM_RESOLVE(curl_easy_getinfo);
 	return NULL;
 }
 
-static void load(void)
+/* curl_global_init is not thread-safe: it runs here, once, for every thread
+ * (through the table: the forwarding definitions would wait for this load). */
+static void global_init(void)
 {
-	void *h = pw_lib_open(PW_LIBCURL_SONAME, &load_error);
-	if (!h)
-		return;
-	const char *missing = resolve_all(h);
-	if (missing) {
-		load_error = pw_lib_missing_symbol(missing);
-		return;
-	}
-	/* curl_global_init is not thread-safe: it runs here, once, for every thread. */
 	init_rc = api.curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static int loaded(void)
-{
-	pthread_once(&load_once, load);
-	return load_error == NULL;
-}
+static pw_lazy_lib lib = { .soname = PW_LIBCURL_SONAME, .resolve = resolve_all, .loaded = global_init };
 
 pw_err *pw_libcurl_ready(void)
 {
-	if (!loaded())
-		return pw_lib_error(PW_LIBCURL_SONAME, load_error);
+	if (!pw_lazy_lib_ready(&lib))
+		return pw_lib_error(lib.soname, lib.error);
 	if (init_rc != CURLE_OK)
 		return pw_err_new(PW_ERR_FAILED, NULL, _("cannot initialise libcurl: %s"),
 				  api.curl_easy_strerror(init_rc));
 	return NULL;
 }
 
-#define FORWARD_X(ret, name, params, args, fail) \
-	ret name params                          \
-	{                                        \
-		if (!loaded())                   \
-			return fail;             \
-		return api.name args;            \
-	}
-#define FORWARD_V(name, params, args) \
-	void name params              \
-	{                             \
-		if (loaded())         \
-			api.name args; \
-	}
-
-CURL_CALLS(FORWARD_X, FORWARD_V)
+CURL_CALLS(PW_SHIM_FORWARD_X, PW_SHIM_FORWARD_V)
 
 /* setopt and getinfo take one more argument whose type the option's number
  * range tells, as libcurl itself reads it. */
 CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
 {
-	if (!loaded())
+	if (!pw_lazy_lib_ready(&lib))
 		return CURLE_FAILED_INIT;
 	va_list ap;
 	va_start(ap, opt);
@@ -133,7 +93,7 @@ CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
 
 CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 {
-	if (!loaded())
+	if (!pw_lazy_lib_ready(&lib))
 		return CURLE_FAILED_INIT;
 	va_list ap;
 	va_start(ap, info);

@@ -6,6 +6,28 @@
 #include "xalloc.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool pw_lazy_lib_ready(pw_lazy_lib *l)
+{
+	/* After the first load this is one atomic read: it runs on every call. */
+	if (!atomic_load_explicit(&l->tried, memory_order_acquire)) {
+		pthread_mutex_lock(&load_lock);
+		if (!atomic_load_explicit(&l->tried, memory_order_relaxed)) {
+			void *h = pw_lib_open(l->soname, &l->error);
+			const char *missing = h ? l->resolve(h) : NULL;
+			if (missing)
+				l->error = pw_lib_missing_symbol(missing);
+			if (!l->error && l->loaded)
+				l->loaded();
+			atomic_store_explicit(&l->tried, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&load_lock);
+	}
+	return l->error == NULL;
+}
 
 void *pw_lib_open(const char *soname, char **why)
 {
