@@ -4,6 +4,7 @@
 #include "cli/progress.h"
 
 #include "clock.h"
+#include "events.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -56,7 +57,7 @@ static void draw_bar(pw_cli_progress *p, const pw_progress *ev)
 {
 	if (ev->total < 0 && ev->done <= 0) {
 		/* A stage without a measure (probe, swap): its name is the news. */
-		fprintf(stderr, "\r%s...\033[K", ev->stage);
+		fprintf(stderr, "\r%s...\033[K", pw_progress_stage_label(ev->stage));
 		fflush(stderr);
 		p->line_open = true;
 		return;
@@ -70,8 +71,9 @@ static void draw_bar(pw_cli_progress *p, const pw_progress *ev)
 	char tail[128];
 	snprintf(tail, sizeof tail, " %s/%s %s/s%s", done, total, rate, eta);
 	int width = term_width() - 1;
-	int bar = width - (int)strlen(ev->stage) - (int)strlen(tail) - 4;
-	fprintf(stderr, "\r%s ", ev->stage);
+	const char *label = pw_progress_stage_label(ev->stage);
+	int bar = width - (int)strlen(label) - (int)strlen(tail) - 4;
+	fprintf(stderr, "\r%s ", label);
 	if (bar >= 10 && ev->total > 0) {
 		int fill = (int)((double)bar * (double)ev->done / (double)ev->total);
 		fill = fill > bar ? bar : fill;

@@ -26,5 +26,8 @@ typedef struct pw_events {
 void pw_events_log(const pw_events *ev, pw_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void pw_events_progress(const pw_events *ev, const pw_progress *p);
+/* A stage's name for people (translated); the name itself when unknown.
+ * The untranslated names are what --json and the code compare. */
+const char *pw_progress_stage_label(const char *stage);
 
 #endif

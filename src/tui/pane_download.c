@@ -19,6 +19,7 @@
 #include "cli/runtime_plan.h"
 
 #include "clock.h"
+#include "events.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -324,7 +325,8 @@ static void draw_stages(const download_pane *p, WINDOW *win, int y, int x, int w
 	for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
 		bool now = strcmp(p->stage, stages[i]) == 0;
 		pw_draw_set(win, now ? PW_C_SELECTED : PW_C_DIM);
-		used += pw_draw_textf(win, y, x + used, w - used, now ? "[%s]" : " %s ", stages[i]);
+		used += pw_draw_textf(win, y, x + used, w - used, now ? "[%s]" : " %s ",
+				      pw_progress_stage_label(stages[i]));
 		pw_draw_set(win, PW_C_NORMAL);
 		used += pw_draw_text(win, y, x + used, w - used, " ");
 	}

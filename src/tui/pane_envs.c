@@ -443,7 +443,9 @@ static void finished(envs_pane *p, pw_envs_job_kind kind, pw_envs_job *j, const 
 	} else if (kind == PW_ENVS_REMOVE) {
 		set_result(p, PW_C_OK, _("Removed %s"), j->target);
 	} else {
-		set_result(p, PW_C_OK, _("%s done in %s after %zu attempt(s) (operation %lld; 4 shows the attempts)"),
+		set_result(p, PW_C_OK,
+			   P_("%s done in %s after %zu attempt (operation %lld; 4 shows the attempts)",
+			      "%s done in %s after %zu attempts (operation %lld; 4 shows the attempts)", j->pip.count),
 			   kind == PW_ENVS_INSTALL ? _("Install") : _("Uninstall"), j->target, j->pip.count,
 			   (long long)j->op);
 	}
