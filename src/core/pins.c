@@ -341,7 +341,7 @@ pw_err *pw_platform_detect(const char *sysname, const char *machine, char **trip
 	}
 	pw_err *e = pw_err_new(PW_ERR_REFUSED, _("pass --python to use an interpreter you provide"),
 			       _("no managed runtime for this platform (%s %s%s); supported: %s"), sys, mach,
-			       strcmp(sys, "Linux") == 0 && libc_is_musl() ? ", musl libc" : "", list);
+			       strcmp(sys, "Linux") == 0 && libc_is_musl() ? _(", musl libc") : "", list);
 	free(list);
 	return e;
 }
