@@ -397,11 +397,13 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 	for (int i = 0; i < LOG_LINES && p->state == DL_RUNNING; i++)
 		if (p->log[i])
 			pw_draw_text(win, y++, r.x, r.w, p->log[i]);
-	if (p->state == DL_RUNNING)
-		pw_draw_text(win, r.y + r.h - 1, r.x, r.w,
-			     p->cancelling ? _("Cancelling...")
-					   : _("Esc cancels (the partial download is kept; installing again resumes it)."));
-	else
+	if (p->state == DL_RUNNING) {
+		/* At the bottom; two rows when a translation is longer than one. */
+		const char *msg = p->cancelling ? _("Cancelling...")
+						: _("Esc cancels (the partial download is kept; installing again resumes it).");
+		int rows = pw_draw_wrapped(NULL, 0, 0, r.w, 2, 0, msg);
+		pw_draw_wrapped(win, r.y + r.h - rows, r.x, r.w, rows, 0, msg);
+	} else
 		draw_result(p, win, r, r.y + r.h - 4);
 }
 
