@@ -17,6 +17,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1052,6 +1053,14 @@ static pw_err *collect_ops(pw_catalog *c, sqlite3_stmt *st, const pw_op_filter *
 	return e;
 }
 
+/* SQLite calls this every QUERY_CHECK_EVERY virtual machine steps. */
+static int query_cancelled(void *ud)
+{
+	return pw_cancel_raised(ud) ? 1 : 0;
+}
+
+#define QUERY_CHECK_EVERY 1000
+
 pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *out)
 {
 	static const pw_op_filter none = { 0 };
@@ -1069,9 +1078,18 @@ pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *o
 		bind_filter(&b, f);
 		e = bound(c, &b);
 	}
+	if (f->cancel) /* the token is only read; SQLite's callback takes void * */
+		sqlite3_progress_handler(c->db, QUERY_CHECK_EVERY, query_cancelled, (void *)(uintptr_t)f->cancel);
 	if (!e)
 		e = collect_ops(c, st, f, out);
 	sqlite3_finalize(st);
+	if (f->cancel) {
+		sqlite3_progress_handler(c->db, 0, NULL, NULL);
+		if (pw_cancel_raised(f->cancel)) {
+			pw_err_free(e);
+			e = pw_err_new(PW_ERR_CANCELLED, NULL, "%s", _("reading the history was cancelled"));
+		}
+	}
 	if (e)
 		pw_op_list_clear(out);
 	return e;

@@ -12,6 +12,7 @@
 #ifndef PW_CATALOG_H
 #define PW_CATALOG_H
 
+#include "cancel.h"
 #include "err.h"
 
 #include <stdbool.h>
@@ -112,6 +113,9 @@ typedef struct pw_op_filter {
 	int64_t before_id;
 	const char *text;      /* substring of kind, target, user or stored outcome */
 	int limit;             /* 0 = default 50; negative = no limit */
+	/* When raised, the query stops where it is with PW_ERR_CANCELLED (a
+	 * filter over a large history that a newer one replaced). */
+	const pw_cancel *cancel;
 } pw_op_filter;
 
 typedef struct pw_op_list {

@@ -107,7 +107,7 @@ static pw_err *page_work(pw_job *job, void *ud)
 	const pw_cancel *cancel = pw_job_cancel_token(job);
 	pw_catalog *cat = NULL;
 	pw_op_filter f = { .limit = PAGE, .text = l->text, .before_started = l->before_started,
-			   .before_id = l->before_id };
+			   .before_id = l->before_id, .cancel = cancel };
 	if (pw_cancel_raised(cancel))
 		return NULL; /* superseded before it began: its result is ignored anyway */
 	pw_err *e = pw_cli_catalog_ro(l->cli, &cat);

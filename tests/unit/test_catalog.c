@@ -888,6 +888,40 @@ static void test_two_creators(void **state)
 	check_counts(f->path, 40);
 }
 
+/* A raised token stops a query over the whole history part way; without
+ * it the same query runs to its end. */
+static void test_query_cancel(void **state)
+{
+	fixture *f = *state;
+	pw_catalog *c = open_rw(f->path);
+	done(c, "venv.install", "/ws/env", PW_OUTCOME_OK);
+	assert_int_equal(sqlite3_exec(pw_catalog_db(c),
+				      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2999) "
+				      "INSERT INTO operations (kind, target, args, started_at, finished_at, outcome, user, "
+				      "uid, host, pid, pyward_version, duration_ms) SELECT kind, target, args, started_at, "
+				      "finished_at, outcome, user, uid, host, pid, pyward_version, duration_ms "
+				      "FROM n, (SELECT * FROM operations WHERE id = 1)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	pw_cancel *cancel = pw_cancel_new();
+	pw_op_filter fl = { .text = "no such text", .limit = -1, .cancel = cancel };
+	pw_op_list l = query(c, &fl);
+	assert_int_equal(l.count, 0);
+	pw_op_list_clear(&l);
+	fl.text = "env";
+	l = query(c, &fl);
+	assert_int_equal(l.count, 3000);
+	pw_op_list_clear(&l);
+	pw_cancel_raise(cancel);
+	pw_err *e = pw_catalog_ops_query(c, &fl, &l);
+	assert_non_null(e);
+	assert_int_equal(pw_err_code(e), PW_ERR_CANCELLED);
+	assert_int_equal(l.count, 0);
+	pw_err_free(e);
+	pw_cancel_free(&cancel);
+	pw_catalog_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -906,6 +940,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newest_first_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_derived_outcomes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_query_cancel, setup, teardown),
 		cmocka_unit_test(test_actor_current),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_creators, setup, teardown),
