@@ -343,10 +343,47 @@ static pw_err *send_simple(pw_scratch_client *c, pw_scratch_op op, const char *s
 	return e;
 }
 
+/* One read from the host into the line buffer. Descriptors passed with the
+ * bytes (only a lease carries them) go into fds, up to four, when fds is
+ * given; any others are closed, so none can leak into this process. */
+static pw_err *read_socket(pw_scratch_client *c, int fds[4], int *nfds)
+{
+	char buf[65536];
+	union {
+		struct cmsghdr align;
+		char space[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
+			    .msg_controllen = sizeof ctl.space };
+	ssize_t n;
+	while ((n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+	}
+	if (n <= 0)
+		return lost_host(n < 0 ? errno : 0);
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int got[4];
+		memcpy(got, CMSG_DATA(h), (k < 4 ? k : 4) * sizeof(int));
+		for (size_t i = 0; i < k && i < 4; i++) {
+			if (fds && *nfds < 4)
+				fds[(*nfds)++] = got[i];
+			else
+				close(got[i]);
+		}
+	}
+	if (!pw_scratch_linebuf_feed(c->in, buf, (size_t)n))
+		return pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent an over-long line"));
+	return NULL;
+}
+
 /* Wait for the next message (skipping acknowledgements when skip_acks).
- * While waiting, a raised cancel token sends one interrupt for session. */
+ * While waiting, a raised cancel token sends one interrupt for session.
+ * fds and nfds: see read_socket (NULL for every answer but a lease). */
 static pw_err *receive(pw_scratch_client *c, bool skip_acks, const pw_cancel *cancel, const char *session,
-		       json_t **out)
+		       json_t **out, int fds[4], int *nfds)
 {
 	bool interrupted = false;
 	for (;;) {
@@ -377,21 +414,16 @@ static pw_err *receive(pw_scratch_client *c, bool skip_acks, const pw_cancel *ca
 			if (rc <= 0)
 				continue;
 		}
-		char buf[65536];
-		ssize_t n = read(c->fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return lost_host(n < 0 ? errno : 0);
-		if (!pw_scratch_linebuf_feed(c->in, buf, (size_t)n))
-			return pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent an over-long line"));
+		pw_err *e = read_socket(c, fds, nfds);
+		if (e)
+			return e;
 	}
 }
 
 static pw_err *expect_ack(pw_scratch_client *c)
 {
 	json_t *j = NULL;
-	pw_err *e = receive(c, false, NULL, NULL, &j);
+	pw_err *e = receive(c, false, NULL, NULL, &j, NULL, NULL);
 	if (!e)
 		e = pw_scratch_error_decode(j);
 	json_decref(j);
@@ -400,51 +432,15 @@ static pw_err *expect_ack(pw_scratch_client *c)
 
 /* ---------------------------------------------------------------- leases */
 
-/* Like receive(), for the one answer that may carry descriptors. */
-static pw_err *receive_with_fds(pw_scratch_client *c, json_t **out, int fds[4], int *nfds)
+/* True when this client holds session's worker. */
+static bool holds_lease(const pw_scratch_client *c, const char *session)
 {
-	*nfds = 0;
-	for (;;) {
-		char *line = pw_scratch_linebuf_take(c->in);
-		if (line) {
-			*out = json_loads(line, 0, NULL);
-			free(line);
-			return *out ? NULL : pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent a line that is not JSON"));
-		}
-		char buf[4096];
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(4 * sizeof(int))];
-		} ctl;
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
-				    .msg_controllen = sizeof ctl.space };
-		ssize_t n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return lost_host(n < 0 ? errno : 0);
-		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
-			if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-				continue;
-			size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int got[4];
-			memcpy(got, CMSG_DATA(h), (k < 4 ? k : 4) * sizeof(int));
-			for (size_t i = 0; i < k && i < 4; i++) {
-				if (*nfds < 4)
-					fds[(*nfds)++] = got[i];
-				else
-					close(got[i]);
-			}
-		}
-		if (!pw_scratch_linebuf_feed(c->in, buf, (size_t)n))
-			return pw_err_new(PW_ERR_CORRUPT, NULL, _("the scratchpad host sent an over-long line"));
-	}
+	return c->direct && session && strcmp(pw_scratch_direct_session(c->direct), session) == 0;
 }
 
 pw_err *pw_scratch_lease(pw_scratch_client *c, const char *session)
 {
-	if (c->direct && strcmp(pw_scratch_direct_session(c->direct), session) == 0)
+	if (holds_lease(c, session))
 		return NULL;
 	pw_err *e = pw_scratch_release(c);
 	if (!e)
@@ -452,7 +448,7 @@ pw_err *pw_scratch_lease(pw_scratch_client *c, const char *session)
 	json_t *j = NULL;
 	int fds[4], nfds = 0;
 	if (!e)
-		e = receive_with_fds(c, &j, fds, &nfds);
+		e = receive(c, false, NULL, NULL, &j, fds, &nfds);
 	if (!e)
 		e = pw_scratch_error_decode(j);
 	pw_scratch_lease_info l = { 0 };
@@ -492,8 +488,8 @@ pw_err *pw_scratch_release(pw_scratch_client *c)
  * reset, another interpreter asked for) goes through the host. */
 static bool direct_call(const pw_scratch_client *c, const pw_scratch_request *req)
 {
-	return c->direct && req->session && strcmp(pw_scratch_direct_session(c->direct), req->session) == 0 &&
-	       req->code && !req->reset && !req->python_explicit && !pw_scratch_direct_lost_kind(c->direct);
+	return holds_lease(c, req->session) && req->code && !req->reset && !req->python_explicit &&
+	       !pw_scratch_direct_lost_kind(c->direct);
 }
 
 pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
@@ -519,7 +515,7 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 	}
 	/* Through the host: a leased session must be handed back first, or the
 	 * call would wait behind our own lease. */
-	if (c->direct && req->session && strcmp(pw_scratch_direct_session(c->direct), req->session) == 0) {
+	if (holds_lease(c, req->session)) {
 		pw_err *e = pw_scratch_release(c);
 		if (e)
 			return e;
@@ -534,7 +530,7 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 	}
 	json_t *j = NULL;
 	if (!e)
-		e = receive(c, true, cancel, req->session, &j);
+		e = receive(c, true, cancel, req->session, &j, NULL, NULL);
 	if (!e)
 		e = pw_scratch_error_decode(j);
 	if (!e)
@@ -552,7 +548,7 @@ pw_err *pw_scratch_interrupt(pw_scratch_client *c, const char *session)
 pw_err *pw_scratch_discard(pw_scratch_client *c, const char *session)
 {
 	pw_err *e = NULL;
-	if (c->direct && strcmp(pw_scratch_direct_session(c->direct), session) == 0)
+	if (holds_lease(c, session))
 		e = pw_scratch_release(c);
 	if (!e)
 		e = send_simple(c, PW_SCRATCH_OP_DISCARD, session);
@@ -565,7 +561,7 @@ pw_err *pw_scratch_sessions(pw_scratch_client *c, pw_scratch_list **out)
 	pw_err *e = send_simple(c, PW_SCRATCH_OP_LIST, NULL);
 	json_t *j = NULL;
 	if (!e)
-		e = receive(c, false, NULL, NULL, &j);
+		e = receive(c, false, NULL, NULL, &j, NULL, NULL);
 	if (!e)
 		e = pw_scratch_error_decode(j);
 	if (!e)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define CHECK_EVERY_MS 1000
+#define DISCARDED N_("fresh scratchpad: the session was discarded (pyward python --discard)")
 
 /* Bytes waiting to be written to a non-blocking descriptor. */
 typedef struct outq {
@@ -609,7 +610,7 @@ static void handle_discard(host *h, client *c, const char *name)
 					 _("session %s has no worker"), name));
 		return;
 	}
-	const char *msg = _("fresh scratchpad: the session was discarded (pyward python --discard)");
+	const char *msg = _(DISCARDED);
 	if (s->lease && s->w) {
 		/* The leaseholder finds the worker gone: wait for the death
 		 * (its pipes closed) but do not reap it, so that its pid stays
@@ -750,7 +751,7 @@ static void end_lease(host *h, session *s, int64_t executions, const char *lost_
 	touch(s);
 	if (s->lease_discarded) {
 		s->lease_discarded = false;
-		lose_worker(h, s, "discarded", _("fresh scratchpad: the session was discarded (pyward python --discard)"),
+		lose_worker(h, s, "discarded", _(DISCARDED),
 			    "lost");
 	} else if (lost_kind) {
 		lose_worker(h, s, lost_kind, lost_message, "lost");
