@@ -15,6 +15,7 @@
 #include "digest.h"
 #include "i18n.h"
 #include "libload.h"
+#include "sigpipe.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
@@ -22,15 +23,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_CONNECT_S 15
@@ -87,41 +85,6 @@ typedef struct job {
 
 /* ---------------------------------------------------------------- curl setup */
 
-/* CURLOPT_NOSIGNAL (required when threads use curl) also stops curl from
- * ignoring SIGPIPE, and OpenSSL's socket writes can raise it when the peer
- * has gone. So SIGPIPE is blocked in this thread around curl's work, and one
- * raised meanwhile is swallowed: a dropped connection is an error to report,
- * not a reason for the process to die. */
-typedef struct pipe_guard {
-	sigset_t old;
-	bool was_pending;
-} pipe_guard;
-
-static void pipe_block(pipe_guard *g)
-{
-	sigset_t set, pending;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigemptyset(&pending);
-	sigpending(&pending);
-	g->was_pending = sigismember(&pending, SIGPIPE) == 1;
-	pthread_sigmask(SIG_BLOCK, &set, &g->old);
-}
-
-static void pipe_unblock(const pipe_guard *g)
-{
-	sigset_t set, pending;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigemptyset(&pending);
-	sigpending(&pending);
-	if (!g->was_pending && sigismember(&pending, SIGPIPE) == 1) {
-		struct timespec now = { 0, 0 };
-		sigtimedwait(&set, NULL, &now);
-	}
-	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
 static bool is_file_url(const char *url)
 {
 	return strncasecmp(url, "file:", 5) == 0;
@@ -149,7 +112,7 @@ static void set_common(job *j, const char *ca_file)
 	const char *ca = ca_file ? ca_file : getenv("SSL_CERT_FILE");
 	curl_easy_setopt(c, CURLOPT_URL, j->o->url);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, j->errbuf);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* we may run on a worker thread; see pipe_guard */
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* we may run on a worker thread; SIGPIPE: sigpipe.h */
 	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L); /* 2 is the documented "on" */
@@ -936,13 +899,13 @@ pw_err *pw_fetch(const pw_fetch_opts *opts, pw_fetch_result *res)
 		return NULL;
 	if ((e = pw_libcurl_ready()))
 		return e;
-	pipe_guard g;
+	pw_sigpipe_guard g;
 	job j;
-	pipe_block(&g);
+	pw_sigpipe_block(&g);
 	if (!(e = job_init(&j, opts)))
 		e = job_run(&j, res);
 	job_free(&j);
-	pipe_unblock(&g);
+	pw_sigpipe_unblock(&g);
 	return e;
 }
 
@@ -1002,14 +965,14 @@ pw_err *pw_fetch_probe_size(const char *url, const char *ca_file, int timeout_s,
 		.connect_timeout_s = timeout_s,
 		.low_speed_time_s = timeout_s,
 	};
-	pipe_guard g;
+	pw_sigpipe_guard g;
 	job j;
-	pipe_block(&g);
+	pw_sigpipe_block(&g);
 	if (!(e = job_init(&j, &o))) {
 		curl_easy_setopt(j.curl, CURLOPT_TIMEOUT, j.connect_s);
 		e = probe(&j, size);
 	}
 	job_free(&j);
-	pipe_unblock(&g);
+	pw_sigpipe_unblock(&g);
 	return e;
 }

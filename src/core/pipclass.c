@@ -15,19 +15,17 @@
 #include "pipclass.h"
 #include "i18n.h"
 #include "libload.h"
+#include "sigpipe.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
 
 #include <ctype.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #define PROBE_DEFAULT_TIMEOUT_S 10L
 #define PROBE_MAX_REDIRECTS 5L
@@ -245,46 +243,6 @@ pw_pip_class pw_pipclass_classify(int exit_code, const char *output, const char 
 	return c;
 }
 
-/* ---------------------------------------------------------------- curl setup */
-
-/* CURLOPT_NOSIGNAL (we may be on a worker thread) leaves SIGPIPE to us, and
- * a TLS write to a peer that has gone raises it: block it around the
- * transfer and swallow one raised meanwhile, so a dropped connection is a
- * probe result, not the death of the process. */
-typedef struct pipe_guard {
-	sigset_t old;
-	bool was_pending;
-} pipe_guard;
-
-static bool pipe_pending(void)
-{
-	sigset_t pending;
-	sigemptyset(&pending);
-	sigpending(&pending);
-	return sigismember(&pending, SIGPIPE) == 1;
-}
-
-static void pipe_block(pipe_guard *g)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	g->was_pending = pipe_pending();
-	pthread_sigmask(SIG_BLOCK, &set, &g->old);
-}
-
-static void pipe_unblock(const pipe_guard *g)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	if (!g->was_pending && pipe_pending()) {
-		struct timespec now = { 0, 0 };
-		sigtimedwait(&set, NULL, &now);
-	}
-	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
 /* ---------------------------------------------------------------- the probe */
 
 typedef struct probe {
@@ -446,16 +404,16 @@ static pw_pip_class judge_failure(const probe *p, CURLcode rc, char **detail)
 static pw_pip_class probe_run(probe *p, const char *project, const char *proxy, const char *ca_file,
 			      long timeout_s, char **detail)
 {
-	pipe_guard g;
+	pw_sigpipe_guard g;
 	p->curl = curl_easy_init();
 	if (!p->curl) {
 		*detail = xstrdup(_("cannot start a libcurl transfer"));
 		return PW_PIP_AMBIGUOUS;
 	}
 	probe_setup(p, proxy, ca_file, timeout_s);
-	pipe_block(&g);
+	pw_sigpipe_block(&g);
 	CURLcode rc = curl_easy_perform(p->curl);
-	pipe_unblock(&g);
+	pw_sigpipe_unblock(&g);
 	if (rc != CURLE_OK)
 		return judge_failure(p, rc, detail);
 	curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &p->status);

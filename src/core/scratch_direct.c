@@ -5,15 +5,14 @@
 
 #include "clock.h"
 #include "i18n.h"
+#include "sigpipe.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CANCEL_LOOK_MS 100
@@ -92,14 +91,11 @@ static void set_lost(pw_scratch_direct *d, const char *kind, char *message)
 /* ---------------------------------------------------------------- sending */
 
 /* The pipes were made non-blocking by the host (the flag is shared), and
- * a worker that has gone makes write() raise SIGPIPE: it is blocked in
- * this thread for the write, and one raised meanwhile is taken back. */
+ * a worker that has gone makes write() raise SIGPIPE (held off here). */
 static bool write_all(int fd, const char *buf, size_t len)
 {
-	sigset_t pipe_only, old;
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	pw_sigpipe_guard g;
+	pw_sigpipe_block(&g);
 	bool ok = true;
 	size_t off = 0;
 	while (ok && off < len) {
@@ -113,11 +109,7 @@ static bool write_all(int fd, const char *buf, size_t len)
 			ok = false;
 		}
 	}
-	if (!ok && errno == EPIPE && !sigismember(&old, SIGPIPE)) {
-		struct timespec zero = { 0, 0 };
-		sigtimedwait(&pipe_only, NULL, &zero);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pw_sigpipe_unblock(&g);
 	return ok;
 }
 
