@@ -1,15 +1,17 @@
 /*
- * Decompression on its own thread: an archive's compression layers (gzip,
- * bzip2, xz, zstd, as libarchive decodes them in-process) are peeled off
- * by a worker, and the plain bytes handed out in order through a small
- * bounded ring, so that inflating and writing files use two cores, as
- * `tar -xzf` does with its gzip child. Input that is not compressed
- * passes through unchanged. The reader sees exactly the bytes the worker
- * decoded; nothing about the archive's contents is decided here.
+ * Decompression on its own thread: an archive's compression layers (gzip
+ * by ISA-L when it is there; bzip2, xz, zstd and gzip otherwise as
+ * libarchive decodes them in-process) are peeled off by a worker, and the
+ * plain bytes handed out in order through a small bounded ring, so that
+ * inflating and writing files use two cores, as `tar -xzf` does with its
+ * gzip child. Input that is not compressed passes through unchanged. The
+ * reader sees exactly the bytes the worker decoded; nothing about the
+ * archive's contents is decided here.
  */
 #ifndef PW_DECODER_H
 #define PW_DECODER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +32,11 @@ const char *pw_decoder_error(const pw_decoder *d);
 
 /* Compressed bytes consumed so far (for progress). */
 int64_t pw_decoder_consumed(pw_decoder *d);
+
+/* gzip is inflated with ISA-L when the build has it and it loads (about
+ * twice zlib's speed), else by libarchive. Tests turn ISA-L off to check
+ * that both give the same bytes and the same refusals. */
+void pw_decoder_use_isal(bool use);
 
 /* Stop the worker (it may not have reached the end), wait for it, free. */
 void pw_decoder_free(pw_decoder **d);

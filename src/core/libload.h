@@ -65,6 +65,10 @@ pw_err *pw_libcurl_ready(void);
 /* Load libarchive (once per process). */
 pw_err *pw_libarchive_ready(void);
 
+/* Load ISA-L (once per process), when the build has it (HAVE_ISAL). It
+ * is optional: false means gzip is inflated by libarchive instead. */
+bool pw_libisal_ready(void);
+
 /* dlopen soname, resolving every symbol now. NULL on failure, with *why
  * set to a message (allocated). */
 void *pw_lib_open(const char *soname, char **why);

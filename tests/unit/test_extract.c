@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "decoder.h"
 #include "extract.h"
 #include "manifest.h"
 #include "cancel.h"
@@ -386,6 +387,46 @@ static void test_plain_tar(void **state)
 	assert_nothing_outside();
 }
 
+/* ISA-L (when the build has it) and libarchive's zlib decode the gzip:
+ * both give the same tree and manifest, and both refuse a truncated stream
+ * and a tar whose sizes lie, with nothing left behind. */
+static void test_both_gzip_decoders(void **state)
+{
+	(void)state;
+	pw_manifest m[2] = { { 0 }, { 0 } };
+	for (int isal = 1; isal >= 0; isal--) {
+		pw_decoder_use_isal(isal);
+		TPATH(dest, "decoders");
+		pw_extract_result res;
+		pw_extract_opts o = { .archive = fixture("ok"), .dest = dest, .manifest = &m[isal] };
+		pw_err *e = pw_extract(&o, &res);
+		if (e)
+			fail_msg("isal %d: %s", isal, pw_err_message(e));
+		assert_int_equal(res.entries, OK_ENTRIES);
+		assert_int_equal(res.bytes, OK_BYTES);
+		remove_tree(dest);
+		const char *damaged[] = { "truncated", "lying_size" };
+		for (size_t i = 0; i < 2; i++) {
+			o = (pw_extract_opts){ .archive = fixture(damaged[i]), .dest = dest };
+			e = pw_extract(&o, &res);
+			if (pw_err_code(e) != PW_ERR_CORRUPT || !strstr(pw_err_message(e), "cannot read archive"))
+				fail_msg("isal %d, %s: %s", isal, damaged[i], e ? pw_err_message(e) : "extracted");
+			pw_err_free(e);
+			assert_false(tl_exists(dest));
+		}
+	}
+	pw_decoder_use_isal(true);
+	assert_int_equal(m[0].count, m[1].count);
+	for (size_t i = 0; i < m[0].count; i++) {
+		assert_string_equal(m[0].items[i].path, m[1].items[i].path);
+		assert_string_equal(m[0].items[i].sha256, m[1].items[i].sha256);
+		assert_int_equal(m[0].items[i].size, m[1].items[i].size);
+	}
+	pw_manifest_clear(&m[0]);
+	pw_manifest_clear(&m[1]);
+	assert_nothing_outside();
+}
+
 /* --------------------------------------------------------------- hostile */
 
 struct hostile {
@@ -681,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_stream_stops),
 		cmocka_unit_test(test_stream_bomb),
 		cmocka_unit_test(test_plain_tar),
+		cmocka_unit_test(test_both_gzip_decoders),
 		cmocka_unit_test(test_short_write_fails),
 		HOSTILE(0, "abs"),
 		HOSTILE(1, "dotdot"),
