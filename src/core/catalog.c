@@ -447,10 +447,16 @@ static pw_err *quick_check(pw_catalog *c)
 	return e;
 }
 
-/* One schema step in one transaction. The state is read again under the
- * write lock: another process may have created or migrated the file since. */
-static pw_err *apply_step(pw_catalog *c, int v)
+/* Every missing schema step in one transaction: a new catalog costs one
+ * commit (one round of fsyncs), not one per step, and an upgrade is all or
+ * nothing. The state is read again under the write lock: another process
+ * may have created or migrated the file since. */
+static pw_err *migrate(pw_catalog *c, int from)
 {
+	if (from >= PW_CATALOG_SCHEMA_VERSION) {
+		c->version = from;
+		return NULL;
+	}
 	char sql[96];
 	db_state s;
 	pw_err *e = tx_begin(c);
@@ -458,25 +464,18 @@ static pw_err *apply_step(pw_catalog *c, int v)
 		e = read_state(c, &s);
 	if (!e)
 		e = check_state(c, &s);
-	if (!e && s.version < v) {
+	int have = e ? PW_CATALOG_SCHEMA_VERSION : (int)s.version;
+	for (int v = have + 1; !e && v <= PW_CATALOG_SCHEMA_VERSION; v++)
 		e = exec(c, migrations[v], N_("creating the schema"));
+	if (!e && have < PW_CATALOG_SCHEMA_VERSION) {
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
-			 PW_CATALOG_APP_ID, v);
-		if (!e)
-			e = exec(c, sql, N_("setting the schema version"));
+			 PW_CATALOG_APP_ID, PW_CATALOG_SCHEMA_VERSION);
+		e = exec(c, sql, N_("setting the schema version"));
 	}
-	return tx_end(c, e);
-}
-
-static pw_err *migrate(pw_catalog *c, int from)
-{
-	for (int v = from + 1; v <= PW_CATALOG_SCHEMA_VERSION; v++) {
-		pw_err *e = apply_step(c, v);
-		if (e)
-			return e;
-	}
-	c->version = PW_CATALOG_SCHEMA_VERSION;
-	return NULL;
+	e = tx_end(c, e);
+	if (!e)
+		c->version = PW_CATALOG_SCHEMA_VERSION;
+	return e;
 }
 
 static void sleep_ms(long ms)
