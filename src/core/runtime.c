@@ -631,8 +631,6 @@ static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 	char *python = xasprintf("%s/bin/python3", root);
 	/* -B: the probe must not add bytecode caches to the tree just hashed. */
 	const char *argv[] = { python, "-I", "-B", "-c", probe_code, NULL };
-	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
-	pw_events_progress(o->events, &p);
 	pw_run_opts ro = { .argv = argv, .cwd = root, .deadline_ms = pw_clock_deadline_after(PROBE_TIMEOUT_S),
 			   .cancel = o->cancel, .cap_bytes = 64 * 1024 };
 	pw_run_result *res = NULL;
@@ -652,6 +650,21 @@ static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 	pw_run_result_free(&res);
 	free(python);
 	return e;
+}
+
+/* The probe on its own thread, so that the catalog rows are written while
+ * the interpreter starts (its imports are most of an install's fixed cost). */
+struct probe_job {
+	const pw_runtime_install_opts *o;
+	const char *root;
+	pw_err *err;
+};
+
+static void *probe_worker(void *ud)
+{
+	struct probe_job *j = ud;
+	j->err = probe(j->o, j->root);
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- record */
@@ -706,9 +719,12 @@ static pw_err *add_marker(const char *root, pw_manifest *m)
 	return NULL;
 }
 
-static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_manifest *m,
-		      pw_runtime_install_result *r)
+/* Write the marker and the catalog rows; the transaction stays open until
+ * record_end(), after the probe. */
+static pw_err *record_begin(const pw_runtime_install_opts *o, const char *root, pw_manifest *m,
+			    pw_runtime_install_result *r, bool *open)
 {
+	*open = false;
 	r->bytes_on_disk = m->total_bytes;
 	pw_err *e = write_marker(o, root, r->bytes_on_disk);
 	if (!e)
@@ -716,11 +732,43 @@ static pw_err *record(const pw_runtime_install_opts *o, const char *root, pw_man
 	char *source = xasprintf("%s:%s", o->pins_from_operator ? "operator" : "builtin",
 				 o->pins_source ? o->pins_source : "");
 	char *from = source_shown(o);
-	if (!e && o->catalog)
-		e = pw_runtime_db_record(o->catalog, o->pin, from, source, root, m, NULL);
+	if (!e && o->catalog) {
+		e = pw_runtime_db_record_begin(o->catalog, o->pin, from, source, root, m, NULL);
+		*open = !e;
+	}
 	free(from);
 	r->files = (int64_t)m->count;
 	free(source);
+	return e;
+}
+
+/* Probe the new interpreter and record it at the same time; the rows are
+ * committed only when both succeeded. A failed probe is the error shown. */
+static pw_err *probe_and_record(const pw_runtime_install_opts *o, const char *root, pw_manifest *m,
+				pw_runtime_install_result *r)
+{
+	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
+	pw_events_progress(o->events, &p);
+	struct probe_job job = { .o = o, .root = root };
+	pthread_t worker;
+	bool threaded = pthread_create(&worker, NULL, probe_worker, &job) == 0;
+	if (!threaded)
+		job.err = probe(o, root);
+	bool open;
+	pw_err *e = record_begin(o, root, m, r, &open);
+	if (threaded)
+		pthread_join(worker, NULL);
+	if (job.err) {
+		pw_err_free(e);
+		e = job.err;
+	}
+	if (open) {
+		pw_err *end = pw_runtime_db_record_end(o->catalog, !e);
+		if (!e)
+			e = end;
+		else
+			pw_err_free(end);
+	}
 	return e;
 }
 
@@ -840,9 +888,7 @@ static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_insta
 	if (!e)
 		e = obtain(o, root, r, &m);
 	if (!e)
-		e = probe(o, root);
-	if (!e)
-		e = record(o, root, &m, r);
+		e = probe_and_record(o, root, &m, r);
 	pw_manifest_clear(&m);
 	if (!e)
 		e = swap_in(o, name, root);

@@ -104,8 +104,8 @@ static pw_err *insert_files(sqlite3 *db, int64_t runtime_id, const pw_manifest *
 	return e;
 }
 
-pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
-			     const char *path, const pw_manifest *m, int64_t *runtime_id)
+pw_err *pw_runtime_db_record_begin(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
+				   const char *path, const pw_manifest *m, int64_t *runtime_id)
 {
 	sqlite3 *db = pw_catalog_db(c);
 	pw_err *e = exec_sql(db, "BEGIN IMMEDIATE");
@@ -117,8 +117,6 @@ pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, 
 		e = insert_runtime(db, pin_id, path, &rid);
 	if (!e)
 		e = insert_files(db, rid, m);
-	if (!e)
-		e = exec_sql(db, "COMMIT");
 	if (e) {
 		pw_err_free(exec_sql(db, "ROLLBACK"));
 		return e;
@@ -126,6 +124,15 @@ pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, 
 	if (runtime_id)
 		*runtime_id = rid;
 	return NULL;
+}
+
+pw_err *pw_runtime_db_record_end(pw_catalog *c, bool keep)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	pw_err *e = keep ? exec_sql(db, "COMMIT") : NULL;
+	if (!keep || e)
+		pw_err_free(exec_sql(db, "ROLLBACK"));
+	return e;
 }
 
 static pw_err *run_update(sqlite3 *db, const char *sql, const char *a, const char *b)

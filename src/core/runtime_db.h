@@ -14,9 +14,13 @@
 #include <stdint.h>
 
 /* Record pin + runtime (state "installed") + every manifest entry, in one
- * transaction. source is "builtin:FILE" or "operator:FILE". */
-pw_err *pw_runtime_db_record(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
-			     const char *path, const pw_manifest *m, int64_t *runtime_id);
+ * transaction, in two halves: begin writes the rows in an open transaction
+ * (rolled back when it fails), end commits it (keep) or rolls it back, so
+ * the installer can write them while the new interpreter is probed. source
+ * is "builtin:FILE" or "operator:FILE". */
+pw_err *pw_runtime_db_record_begin(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
+				   const char *path, const pw_manifest *m, int64_t *runtime_id);
+pw_err *pw_runtime_db_record_end(pw_catalog *c, bool keep);
 /* Mark states after a swap: path_current "current", path_previous
  * "previous" (may be NULL), every other live runtime "superseded". */
 pw_err *pw_runtime_db_set_current(pw_catalog *c, const char *path_current, const char *path_previous);

@@ -14,7 +14,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 78
+plan 87
 
 # ---- before anything is installed
 P runtime status
@@ -134,6 +134,27 @@ P runtime install --pins "$WORLD/pinsh.tsv" --archive "$WORLD/hostile/dotdot.tar
 is "$RC" 3 "a hostile archive is refused even with a matching hash"
 ok "python still runs after the refused archive" "$PY" -c 'pass'
 ok "no staging folder is left behind" sh -c "! ls -d '$BOX'/runtime/python/versions/.staging-* 2>/dev/null"
+
+# ---- an interpreter that fails its probe is not swapped in nor recorded
+# (the probe runs while the catalog rows are written: they must be rolled back)
+(cd "$WORLD" && rm -rf re3 && mkdir re3 && tar -xzf "$ARCH" -C re3 &&
+	rm -f re3/python/lib/python3*/lib-dynload/_ssl*.so re3/python/lib/python3*/ssl.py &&
+	tar -czf "$WORLD/nossl.tar.gz" -C re3 python)
+NSHA=$(sha256sum "$WORLD/nossl.tar.gz" | cut -d' ' -f1)
+write_pins "$WORLD/pinsn.tsv" "$VER" 3 "https://localhost:$HTTPSD_PORT/nossl.tar.gz" "$NSHA"
+P runtime install --pins "$WORLD/pinsn.tsv" --archive "$WORLD/nossl.tar.gz" --yes
+is "$RC" 1 "an interpreter that fails its probe is refused"
+like "$ERR" "failed its probe" "the refusal says the probe failed"
+like "$ERR" "No module named 'ssl'" "and shows what the probe said"
+ok "after the failed probe the same install is current" test ! -e "$BOX/runtime/python/current/RELEASE2"
+ok "python still runs after the failed probe" "$PY" -c 'pass'
+is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT count(*) FROM pins p JOIN runtimes r ON r.pin_id = p.id WHERE p.sha256 = '$NSHA'")" 0 \
+	"no runtime row was kept for the refused interpreter"
+is "$(ls "$BOX/runtime/python/versions" | grep -c -- "-3-")" 0 "its tree was removed"
+write_pins "$WORLD/pinsv.tsv" "3.99.0" 2 "$URL" "$SHA2"
+P runtime install --pins "$WORLD/pinsv.tsv" --archive "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" --yes
+is "$RC" 1 "an interpreter of another version than its pin is refused"
+like "$ERR" "is Python $VER, the pin says 3.99.0" "the refusal names both versions"
 
 # ---- kill -9 at many points: current always runs the old or the new install
 A="$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz" B="$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz"
