@@ -387,8 +387,14 @@ static void test_plain_tar(void **state)
 	assert_nothing_outside();
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const pw_manifest_entry *)a)->path, ((const pw_manifest_entry *)b)->path);
+}
+
 /* ISA-L (when the build has it) and libarchive's zlib decode the gzip:
- * both give the same tree and manifest, and both refuse a truncated stream
+ * both give the same tree and manifest (sorted first: the API leaves its
+ * order open), and both refuse a truncated stream
  * and a tar whose sizes lie, with nothing left behind. */
 static void test_both_gzip_decoders(void **state)
 {
@@ -404,6 +410,18 @@ static void test_both_gzip_decoders(void **state)
 			fail_msg("isal %d: %s", isal, pw_err_message(e));
 		assert_int_equal(res.entries, OK_ENTRIES);
 		assert_int_equal(res.bytes, OK_BYTES);
+		/* what was recorded while writing is what is on disk */
+		pw_manifest disk;
+		assert_null(pw_manifest_build(dest, &disk));
+		qsort(m[isal].items, m[isal].count, sizeof *m[isal].items, by_path);
+		assert_int_equal(disk.count, m[isal].count);
+		for (size_t i = 0; i < disk.count; i++) {
+			assert_string_equal(disk.items[i].path, m[isal].items[i].path);
+			assert_string_equal(disk.items[i].sha256, m[isal].items[i].sha256);
+			assert_int_equal(disk.items[i].size, m[isal].items[i].size);
+			assert_int_equal(disk.items[i].mode, m[isal].items[i].mode);
+		}
+		pw_manifest_clear(&disk);
 		remove_tree(dest);
 		const char *damaged[] = { "truncated", "lying_size" };
 		for (size_t i = 0; i < 2; i++) {
@@ -448,6 +466,9 @@ static struct hostile cases[] = {
 	{ "hardlink_missing", PW_ERR_REFUSED, "not a file extracted earlier", 0, 0 },
 	{ "hardlink_via_link", PW_ERR_REFUSED, "written through 'python/inc'", 0, 0 },
 	{ "duplicate", PW_ERR_REFUSED, "would replace an earlier entry", 0, 0 },
+	{ "duplicate_file", PW_ERR_REFUSED, "'python/a' would replace an earlier entry", 0, 0 },
+	{ "file_then_child", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0 },
+	{ "file_then_dir", PW_ERR_REFUSED, "'python/d/' would replace an earlier entry", 0, 0 },
 	{ "device", PW_ERR_REFUSED, "is a character device", 0, 0 },
 	{ "fifo", PW_ERR_REFUSED, "is a FIFO", 0, 0 },
 	{ "longpath", PW_ERR_REFUSED, "longer than 1024 bytes", 0, 0 },
@@ -734,15 +755,18 @@ int main(void)
 		HOSTILE(7, "hardlink_missing"),
 		HOSTILE(8, "hardlink_via_link"),
 		HOSTILE(9, "duplicate"),
-		HOSTILE(10, "device"),
-		HOSTILE(11, "fifo"),
-		HOSTILE(12, "longpath"),
-		HOSTILE(13, "longname"),
-		HOSTILE(14, "bomb"),
-		HOSTILE(15, "many"),
-		HOSTILE(16, "notgzip"),
-		HOSTILE(17, "truncated"),
-		HOSTILE(18, "lying_size"),
+		HOSTILE(10, "duplicate_file"),
+		HOSTILE(11, "file_then_child"),
+		HOSTILE(12, "file_then_dir"),
+		HOSTILE(13, "device"),
+		HOSTILE(14, "fifo"),
+		HOSTILE(15, "longpath"),
+		HOSTILE(16, "longname"),
+		HOSTILE(17, "bomb"),
+		HOSTILE(18, "many"),
+		HOSTILE(19, "notgzip"),
+		HOSTILE(20, "truncated"),
+		HOSTILE(21, "lying_size"),
 		cmocka_unit_test(test_dest_must_not_exist),
 		cmocka_unit_test(test_missing_archive),
 		cmocka_unit_test(test_cancel_before),
