@@ -112,21 +112,6 @@ static json_t *op_to_json(const pw_op_rec *op)
 	return j;
 }
 
-static json_t *attempt_to_json(const pw_attempt_rec *a)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "seq", json_integer(a->seq));
-	json_object_set_new(j, "index_url", pw_render_json_str(a->index_url));
-	json_object_set_new(j, "proxy", pw_render_json_str(a->proxy));
-	json_object_set_new(j, "command", pw_render_json_str(a->argv));
-	json_object_set_new(j, "exit_code", json_integer(a->exit_code));
-	json_object_set_new(j, "class", pw_render_json_str(a->klass));
-	json_object_set_new(j, "started_at", pw_render_json_str(a->started_at));
-	json_object_set_new(j, "duration_ms", json_integer(a->duration_ms));
-	json_object_set_new(j, "output_tail", pw_render_json_str(a->output_tail));
-	return j;
-}
-
 /* Columns in order; TARGET is last and takes what is left of a terminal's
  * width (it is never cut when the output is not a terminal). */
 static const struct { const char *title; int width; int right; } columns[] = {
@@ -302,7 +287,7 @@ static int show_operation(pw_cli *cli, const char *id_text)
 		json_t *j = op_to_json(&op);
 		json_t *arr = json_array();
 		for (size_t i = 0; i < att.count; i++)
-			json_array_append_new(arr, attempt_to_json(&att.items[i]));
+			json_array_append_new(arr, pw_render_attempt_json(&att.items[i], false));
 		json_object_set_new(j, "attempts", arr);
 		rc = pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "operation", j));
 	} else {

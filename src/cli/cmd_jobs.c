@@ -307,15 +307,6 @@ static int list_jobs(pw_cli *cli)
 
 /* ---------------------------------------------------------------- show */
 
-static json_t *attempt_json(const pw_attempt_rec *a)
-{
-	return json_pack("{s:i,s:o,s:o,s:o,s:i,s:o,s:o,s:I,s:o}", "seq", a->seq, "index", pw_render_json_str(a->index_url),
-			 "proxy", pw_render_json_str(a->proxy), "argv", pw_render_json_str(a->argv), "exit_code",
-			 a->exit_code, "class", pw_render_json_str(a->klass), "started_at",
-			 pw_render_json_str(a->started_at), "duration_ms", (json_int_t)a->duration_ms, "output_tail",
-			 pw_render_json_str(a->output_tail));
-}
-
 static void print_op(const pw_op_rec *op, const pw_attempt_list *att)
 {
 	printf(_("  operation %lld  %s  %s  (attempts so far: %zu)\n"), (long long)op->id, op->kind, op->outcome,
@@ -343,7 +334,7 @@ static pw_err *job_operations(pw_catalog *cat, int64_t job, json_t *ops)
 		if (!e && ops) {
 			json_t *a = json_array();
 			for (size_t k = 0; k < att.count; k++)
-				json_array_append_new(a, attempt_json(&att.items[k]));
+				json_array_append_new(a, pw_render_attempt_json(&att.items[k], true));
 			json_array_append_new(ops, json_pack("{s:I,s:s,s:o,s:s,s:o,s:o}", "id", (json_int_t)op.id, "kind",
 							     op.kind, "target", pw_render_json_str(op.target), "outcome",
 							     op.outcome, "stop_reason", pw_render_json_str(op.stop_reason),

@@ -123,9 +123,12 @@ json_t *pw_cli_attempts_json(const pw_pip_result *res)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < res->count; i++) {
 		const pw_pip_attempt *a = &res->attempts[i];
-		json_array_append_new(arr, json_pack("{s:o,s:o,s:s,s:i,s:s,s:o,s:I,s:o,s:o}", "index",
-						     pw_render_json_str(a->index), "proxy", pw_render_json_str(a->proxy),
-						     "argv", a->argv, "exit_code", a->exit_code, "class",
+		/* index and argv are the older names of index_url and command,
+		 * which history and jobs show as well; members are only added */
+		json_array_append_new(arr, json_pack("{s:o,s:o,s:o,s:s,s:s,s:i,s:s,s:o,s:I,s:o,s:o}", "index_url",
+						     pw_render_json_str(a->index), "index", pw_render_json_str(a->index),
+						     "proxy", pw_render_json_str(a->proxy), "command", a->argv, "argv",
+						     a->argv, "exit_code", a->exit_code, "class",
 						     a->stopped ? "stopped" : pw_pipclass_name(a->klass), "reason",
 						     pw_render_json_str(a->reason), "duration_ms", (json_int_t)a->duration_ms,
 						     "probe", pw_render_json_str(a->probe), "output_tail",

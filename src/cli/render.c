@@ -169,3 +169,22 @@ void pw_render_indented(const char *text, const char *indent)
 		p += len + (nl ? 1 : 0);
 	}
 }
+
+json_t *pw_render_attempt_json(const pw_attempt_rec *a, bool older_names)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "seq", json_integer(a->seq));
+	json_object_set_new(j, "index_url", pw_render_json_str(a->index_url));
+	json_object_set_new(j, "proxy", pw_render_json_str(a->proxy));
+	json_object_set_new(j, "command", pw_render_json_str(a->argv));
+	json_object_set_new(j, "exit_code", json_integer(a->exit_code));
+	json_object_set_new(j, "class", pw_render_json_str(a->klass));
+	json_object_set_new(j, "started_at", pw_render_json_str(a->started_at));
+	json_object_set_new(j, "duration_ms", json_integer(a->duration_ms));
+	json_object_set_new(j, "output_tail", pw_render_json_str(a->output_tail));
+	if (older_names) {
+		json_object_set_new(j, "index", pw_render_json_str(a->index_url));
+		json_object_set_new(j, "argv", pw_render_json_str(a->argv));
+	}
+	return j;
+}

@@ -2,7 +2,10 @@
 #ifndef PW_RENDER_H
 #define PW_RENDER_H
 
+#include "catalog.h"
+
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,5 +24,11 @@ void pw_render_indented(const char *text, const char *indent);
 int pw_render_json(FILE *out, json_t *j);
 /* json string or null */
 json_t *pw_render_json_str(const char *s);
+/* One recorded pip or download attempt, as every JSON output shows it:
+ * seq, index_url, proxy, command, exit_code, class, started_at,
+ * duration_ms, output_tail. older_names adds index and argv (the same
+ * values), which `jobs show --json` printed before the names were made
+ * the same everywhere; JSON members are only ever added. */
+json_t *pw_render_attempt_json(const pw_attempt_rec *a, bool older_names);
 
 #endif

@@ -47,7 +47,7 @@ start_job() {
 	JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
 	JOB_PIDS="$JOB_PIDS $JPID"
 }
-plan 58
+plan 59
 
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
@@ -91,7 +91,9 @@ like "$OUT" "cancelled by .* \\('pyward jobs cancel'\\)" "the stop reason says w
 P jobs show "$A" --json
 is "$(J 'd["job"]["state"], d["job"]["exit_status"], d["job"]["cancelled_by"] is not None')" "cancelled 130 True" "show --json: cancelled, exit 130, who"
 is "$(J 'd["job"]["operations"][0]["outcome"], len(d["job"]["operations"][0]["attempts"])')" "cancelled 1" "its operation was cancelled after one attempt"
-is "$(J 'd["job"]["operations"][0]["attempts"][0]["index"]')" "$INDEX_stall_URL" "the attempt names the stalled index"
+is "$(J 'd["job"]["operations"][0]["attempts"][0]["index_url"]')" "$INDEX_stall_URL" "the attempt names the stalled index"
+is "$(J '(a := d["job"]["operations"][0]["attempts"][0])["index"] == a["index_url"] and a["argv"] == a["command"] and "pip" in a["command"]')" \
+	"True" "and has the older names index and argv too, with the same values"
 like "$(J 'd["job"]["stop_reason"]')" "interrupted during attempt 1 \\(pip install against $INDEX_stall_URL\\)" "the stop reason names the running attempt"
 like "$(J 'd["job"]["log_tail"]')" "job $A finished: cancelled" "the log tail is in show"
 P jobs show "$A"

@@ -19,7 +19,7 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 60
+plan 62
 
 # ---- discover and create
 P venv discover --json
@@ -43,9 +43,13 @@ P venv install --index "$INDEX_ok_URL" --upgrade pwtest-alpha
 is "$("$WS/.venv/bin/python" -c 'import pwtest_alpha; print(pwtest_alpha.VERSION)' 2>&1)" "1.1" "--upgrade moves to the newer version"
 P venv install --index "$INDEX_ok_URL" pwtest-beta --json
 is "$(J 'd["outcome"], len(d["attempts"]), d["attempts"][0]["class"], d["attempts"][0]["index"]')" "ok 1 ok $INDEX_ok_URL" "install --json reports one ok attempt against the index"
+is "$(J '(a := d["attempts"][0])["index_url"] == a["index"], a["command"] == a["argv"], a["command"].split()[1:4]')" \
+	"True True ['-m', 'pip', 'install']" "an attempt has index_url and command, as in history (index and argv kept)"
 op=$(J 'd["operation"]')
 P history show "$op"
 like "$OUT" "attempt 1 .* exit 0 +class ok" "the attempt is in the catalog"
+P history show "$op" --json
+is "$(J '(a := d["operation"]["attempts"][0])["index_url"], a["class"]')" "$INDEX_ok_URL ok" "history show --json names the same index_url"
 P venv uninstall pwtest-beta
 is "$RC" 0 "uninstall exits 0"
 ok "the package is gone" sh -c "! '$WS/.venv/bin/python' -c 'import pwtest_beta' 2>/dev/null"
