@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "i18n.h"
 #include "jobs.h"
+#include "proc.h"
 #include "paths.h"
 #include "venv.h"
 #include "xalloc.h"
@@ -504,18 +505,18 @@ static int wait_job(pw_cli *cli, const char *id_text)
 static bool wait_gone(const pw_job_rec *r, long ms)
 {
 	for (long waited = 0; waited < ms; waited += 50) {
-		if (!pw_jobs_process_alive(r->pid, r->proc_start))
+		if (!pw_proc_alive(r->pid, r->proc_start))
 			return true;
 		sleep_ms(50);
 	}
-	return !pw_jobs_process_alive(r->pid, r->proc_start);
+	return !pw_proc_alive(r->pid, r->proc_start);
 }
 
 /* SIGTERM to the job's process group (it records "cancelled" itself),
  * SIGKILL when it does not stop within the grace time. */
 static const char *stop_process(const pw_job_rec *r)
 {
-	if (pw_jobs_process_alive(r->pid, r->proc_start))
+	if (pw_proc_alive(r->pid, r->proc_start))
 		kill(-(pid_t)r->pid, SIGTERM);
 	if (wait_gone(r, CANCEL_GRACE_MS))
 		return NULL;

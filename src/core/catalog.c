@@ -9,6 +9,7 @@
 #include "catalog.h"
 #include "clock.h"
 #include "i18n.h"
+#include "proc.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -939,15 +940,14 @@ static const char SQL_ATTEMPTS_GET[] =
 	" duration_ms, output_tail FROM attempts WHERE operation_id = ?1 ORDER BY seq";
 
 /* An unfinished operation runs while its process does; we can only ask
- * about processes on this host. A recycled pid can make a dead one look
- * alive: that errs towards "running", never towards a false "interrupted". */
-static const char *derive_outcome(const pw_catalog *c, const char *host, int64_t pid)
+ * about processes on this host. A process with its pid that started after
+ * the operation did holds a recycled pid (proc.h), as jobs are checked. */
+static const char *derive_outcome(const pw_catalog *c, const char *host, int64_t pid, const char *started_at)
 {
-	if (!host || strcmp(host, c->host) != 0 || pid <= 0 || pid > INT_MAX)
+	if (!host || strcmp(host, c->host) != 0)
 		return PW_OUTCOME_INTERRUPTED;
-	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
-		return PW_OUTCOME_RUNNING;
-	return PW_OUTCOME_INTERRUPTED;
+	return pw_proc_alive_since(pid, pw_clock_iso_to_unix(started_at)) ? PW_OUTCOME_RUNNING
+									   : PW_OUTCOME_INTERRUPTED;
 }
 
 static void read_op(const pw_catalog *c, sqlite3_stmt *st, pw_op_rec *r)
@@ -968,7 +968,7 @@ static void read_op(const pw_catalog *c, sqlite3_stmt *st, pw_op_rec *r)
 	r->duration_ms = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	r->attempt_count = sqlite3_column_int(st, 14);
 	if (!r->outcome)
-		r->outcome = xstrdup(derive_outcome(c, r->host, r->pid));
+		r->outcome = xstrdup(derive_outcome(c, r->host, r->pid, r->started_at));
 }
 
 static void read_attempt(sqlite3_stmt *st, pw_attempt_rec *a)

@@ -24,6 +24,17 @@ void pw_clock_iso_now(char *buf, size_t size)
 		 ts.tv_nsec / 1000000);
 }
 
+int64_t pw_clock_iso_to_unix(const char *iso)
+{
+	struct tm tm = { 0 };
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			   &tm.tm_min, &tm.tm_sec) != 6)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm);
+}
+
 int64_t pw_clock_deadline_after(double seconds)
 {
 	if (seconds <= 0)

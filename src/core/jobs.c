@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "i18n.h"
 #include "joblog.h"
+#include "proc.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -259,53 +260,6 @@ pw_err *pw_jobs_request_cancel(pw_catalog *c, int64_t id, const char *user)
 
 /* ---------------------------------------------------------------- processes */
 
-/* Fields 3 (state) and 22 (starttime) of /proc/PID/stat. The name in
- * field 2 may hold spaces and parentheses: parse after its last ')'. */
-static bool read_stat(pid_t pid, char *state, int64_t *start)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c", state) != 1)
-		return false;
-	/* after ')': state is field 3, starttime field 22 */
-	for (int field = 3; field <= 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	long long st = 0;
-	if (!p || sscanf(p + 1, "%lld", &st) != 1)
-		return false;
-	*start = st;
-	return true;
-}
-
-int64_t pw_jobs_process_start(pid_t pid)
-{
-	char state;
-	int64_t start = 0;
-	return read_stat(pid, &state, &start) ? start : 0;
-}
-
-bool pw_jobs_process_alive(int64_t pid, int64_t proc_start)
-{
-	if (pid <= 0 || pid > INT_MAX)
-		return false;
-	char state;
-	int64_t start = 0;
-	if (read_stat((pid_t)pid, &state, &start))
-		return state != 'Z' && state != 'X' && (proc_start <= 0 || start == proc_start);
-	if (pw_jobs_process_start(getpid()) > 0)
-		return false; /* /proc works, and knows no such process */
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
 int pw_jobs_exit_status(const pw_job_rec *r)
 {
 	if (strcmp(r->state, PW_OUTCOME_RUNNING) == 0)
@@ -333,7 +287,7 @@ static char *col_str0(sqlite3_stmt *st, int i)
 
 static const char *derive_state(const pw_job_rec *r, const char *this_host)
 {
-	if (r->pid > 0 && strcmp(r->host, this_host) == 0 && pw_jobs_process_alive(r->pid, r->proc_start))
+	if (r->pid > 0 && strcmp(r->host, this_host) == 0 && pw_proc_alive(r->pid, r->proc_start))
 		return PW_OUTCOME_RUNNING;
 	return PW_OUTCOME_INTERRUPTED;
 }
@@ -708,7 +662,7 @@ pw_err *pw_jobs_detach(const pw_job_spawn *sp)
 	pw_err *e = first < 0 ? pw_err_errno(PW_ERR_IO, fork_errno, NULL, _("starting a background job"))
 			      : read_job_pid(report[0], &job);
 	if (!e && sp->started)
-		e = sp->started(sp->ud, job, pw_jobs_process_start(job));
+		e = sp->started(sp->ud, job, pw_proc_start(job));
 	if (!e && write(go[1], "g", 1) != 1)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("starting a background job"));
 	close(report[0]);

@@ -79,10 +79,6 @@ pw_err *pw_jobs_operations(pw_catalog *c, int64_t id, int64_t **ids, size_t *cou
 void pw_job_rec_clear(pw_job_rec *r);
 void pw_job_list_clear(pw_job_list *l);
 
-/* Is the process (pid, kernel start time; 0 = unknown) alive on this host? */
-bool pw_jobs_process_alive(int64_t pid, int64_t proc_start);
-/* The kernel start time of pid (field 22 of /proc/PID/stat); 0 if unknown. */
-int64_t pw_jobs_process_start(pid_t pid);
 /* The status a job's waiter exits with: the recorded one, else 130 for
  * interrupted or cancelled, 1 otherwise; -1 while running. */
 int pw_jobs_exit_status(const pw_job_rec *r);

@@ -770,6 +770,19 @@ static void test_derived_outcomes(void **state)
 	assert_ok(pw_catalog_op_get(c, old, &op, NULL));
 	assert_string_equal(op.outcome, "interrupted");
 	pw_op_rec_clear(&op);
+	/* Our own pid on an operation begun long before this process started:
+	 * the pid was handed out again, the operation's process is gone. */
+	int64_t recycled = begin(c, "venv.create", "/ws/old");
+	char sql[128];
+	snprintf(sql, sizeof sql, "UPDATE operations SET started_at = '2001-01-01T00:00:00.000Z' WHERE id = %lld",
+		 (long long)recycled);
+	raw_exec(pw_catalog_db(c), sql);
+	assert_ok(pw_catalog_op_get(c, recycled, &op, NULL));
+	assert_string_equal(op.outcome, "interrupted");
+	pw_op_rec_clear(&op);
+	assert_ok(pw_catalog_op_get(c, live, &op, NULL));
+	assert_string_equal(op.outcome, "running");
+	pw_op_rec_clear(&op);
 	/* Finishing sets a stored outcome that replaces the derived one. */
 	assert_ok(pw_catalog_op_finish(c, live, PW_OUTCOME_OK, NULL));
 	expect_ids(c, &run, NULL, 0);

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "joblog.h"
 #include "jobs.h"
+#include "proc.h"
 #include "xalloc.h"
 
 #include "testlib.h"
@@ -357,7 +358,7 @@ static void test_job_lifecycle_with_cancel(void **state)
 	pw_job_rec_clear(&r);
 	expect_err(pw_jobs_claim(c, id), PW_ERR_REFUSED);
 
-	assert_ok(pw_jobs_attach(c, id, getpid(), pw_jobs_process_start(getpid())));
+	assert_ok(pw_jobs_attach(c, id, getpid(), pw_proc_start(getpid())));
 	assert_state(c, id, "running");
 	assert_ok(pw_jobs_claim(c, id));
 	expect_err(pw_jobs_claim(c, id + 1), PW_ERR_NOTFOUND);
@@ -426,12 +427,12 @@ static void test_dead_or_recycled_process_is_interrupted(void **state)
 	int64_t dead = new_job(c, f), recycled = new_job(c, f);
 	assert_ok(pw_jobs_attach(c, dead, child, 0));
 	/* Our own pid with another start time: a pid the kernel gave again. */
-	assert_ok(pw_jobs_attach(c, recycled, getpid(), pw_jobs_process_start(getpid()) + 1));
+	assert_ok(pw_jobs_attach(c, recycled, getpid(), pw_proc_start(getpid()) + 1));
 	assert_state(c, dead, "interrupted");
 	assert_state(c, recycled, "interrupted");
-	assert_true(pw_jobs_process_alive(getpid(), 0));
-	assert_false(pw_jobs_process_alive(child, 0));
-	assert_false(pw_jobs_process_alive(-1, 0));
+	assert_true(pw_proc_alive(getpid(), 0));
+	assert_false(pw_proc_alive(child, 0));
+	assert_false(pw_proc_alive(-1, 0));
 	pw_catalog_close(&c);
 }
 
@@ -505,9 +506,9 @@ static void test_detach_runs_in_its_own_session(void **state)
 	assert_int_not_equal(atol(sid + 5), (long)getsid(0)); /* a session of its own */
 	free(t);
 	assert_int_equal(s.start > 0, 1);
-	for (long long end = tl_now_ms() + 10000; tl_now_ms() < end && pw_jobs_process_alive(s.pid, s.start);)
+	for (long long end = tl_now_ms() + 10000; tl_now_ms() < end && pw_proc_alive(s.pid, s.start);)
 		tl_sleep_ms(50);
-	assert_false(pw_jobs_process_alive(s.pid, s.start));
+	assert_false(pw_proc_alive(s.pid, s.start));
 	reap_pumps();
 }
 
@@ -521,12 +522,12 @@ static void test_killed_job_is_noted_and_its_children_stopped(void **state)
 	char *t = slurp(log);
 	pid_t orphan = (pid_t)atol(strstr(t, "orphan ") + 7);
 	free(t);
-	assert_true(pw_jobs_process_alive(s.pid, s.start));
+	assert_true(pw_proc_alive(s.pid, s.start));
 	assert_int_equal(kill(s.pid, SIGKILL), 0);
 	assert_true(log_has(log, "killed by signal 9", 10000));
-	for (long long end = tl_now_ms() + 10000; tl_now_ms() < end && pw_jobs_process_alive(orphan, 0);)
+	for (long long end = tl_now_ms() + 10000; tl_now_ms() < end && pw_proc_alive(orphan, 0);)
 		tl_sleep_ms(50);
-	assert_false(pw_jobs_process_alive(orphan, 0)); /* the pump stopped what the job left behind */
+	assert_false(pw_proc_alive(orphan, 0)); /* the pump stopped what the job left behind */
 	reap_pumps();
 }
 

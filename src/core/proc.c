@@ -1,0 +1,113 @@
+/*
+ * Processes by pid and start time, read from /proc (Linux). Elsewhere only
+ * kill(pid, 0) is asked, which cannot tell a recycled pid.
+ */
+#include "config.h"
+
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A clock that moved, and start times rounded to seconds, within this. */
+#define SINCE_SLACK_S 5
+
+/* Fields 3 (state) and 22 (starttime) of /proc/PID/stat. The name in
+ * field 2 may hold spaces and parentheses: parse after its last ')'. */
+static bool read_stat(pid_t pid, char *state, int64_t *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c", state) != 1)
+		return false;
+	/* after ')': state is field 3, starttime field 22 */
+	for (int field = 3; field <= 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	long long st = 0;
+	if (!p || sscanf(p + 1, "%lld", &st) != 1)
+		return false;
+	*start = st;
+	return true;
+}
+
+/* When the machine booted (unix seconds), from /proc/stat; 0 unknown. */
+static int64_t boot_time(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	long long btime = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	fclose(f);
+	return btime;
+}
+
+int64_t pw_proc_start(pid_t pid)
+{
+	char state;
+	int64_t start = 0;
+	return read_stat(pid, &state, &start) ? start : 0;
+}
+
+/* Alive by /proc (*known true), or unknown there (*known false). */
+static bool alive_in_proc(int64_t pid, bool *known, int64_t *start)
+{
+	char state;
+	*known = read_stat((pid_t)pid, &state, start);
+	if (*known)
+		return state != 'Z' && state != 'X';
+	*known = pw_proc_start(getpid()) > 0; /* /proc works, and knows no such process */
+	return false;
+}
+
+static bool exists_by_signal(int64_t pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+bool pw_proc_alive(int64_t pid, int64_t start_ticks)
+{
+	if (pid <= 0 || pid > INT_MAX)
+		return false;
+	bool known;
+	int64_t start = 0;
+	bool alive = alive_in_proc(pid, &known, &start);
+	if (!known)
+		return exists_by_signal(pid);
+	return alive && (start_ticks <= 0 || start == start_ticks);
+}
+
+bool pw_proc_alive_since(int64_t pid, int64_t since)
+{
+	if (since <= 0)
+		return pw_proc_alive(pid, 0);
+	if (pid <= 0 || pid > INT_MAX)
+		return false;
+	bool known;
+	int64_t start = 0;
+	bool alive = alive_in_proc(pid, &known, &start);
+	if (!known)
+		return exists_by_signal(pid);
+	long hz = sysconf(_SC_CLK_TCK);
+	int64_t booted = boot_time();
+	if (!alive || hz <= 0 || booted <= 0)
+		return alive;
+	return booted + start / hz <= since + SINCE_SLACK_S;
+}
