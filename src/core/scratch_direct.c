@@ -183,9 +183,7 @@ static bool check_timers(pw_scratch_direct *d, cell *k, const pw_cancel *cancel,
 		return false;
 	kill(-(pid_t)d->lease.pid, SIGKILL);
 	set_lost(d, k->timed_out ? "timeout_kill" : "interrupt_kill",
-		 xasprintf(_("fresh scratchpad: the cell did not stop within %d ms of %s, so the worker was killed"),
-			   (int)d->lease.grace_ms,
-			   k->timed_out ? _("its time budget's interrupt") : _("the interrupt")));
+		 pw_scratch_kill_message((int)d->lease.grace_ms, k->timed_out));
 	return true;
 }
 
@@ -237,15 +235,11 @@ static pw_scratch_result *make_result(pw_scratch_direct *d, const cell *k)
 	r->execution = d->lease.executions;
 	const char *status = "lost";
 	if (k->reply) {
-		status = json_string_value(json_object_get(k->reply, "status"));
+		status = pw_scratch_reply_status(k->reply, k->timed_out);
 		const char *v = json_string_value(json_object_get(k->reply, "value"));
 		const char *tb = json_string_value(json_object_get(k->reply, "traceback"));
 		r->value = v ? xstrdup(v) : NULL;
 		r->traceback = tb ? xstrdup(tb) : NULL;
-		if (!status)
-			status = "error";
-		if (strcmp(status, "interrupted") == 0 && k->timed_out)
-			status = "timed_out";
 	} else if (d->lost_kind && strcmp(d->lost_kind, "timeout_kill") == 0) {
 		status = "timed_out";
 	} else if (d->lost_kind && strcmp(d->lost_kind, "interrupt_kill") == 0) {

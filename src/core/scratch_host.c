@@ -932,13 +932,9 @@ static void worker_message(host *h, session *s, const char *line)
 		pw_scratch_result_free(&r);
 		json_decref(wrap);
 	} else if (s->running) {
-		const char *status = json_string_value(json_object_get(j, "status"));
-		if (!status)
-			status = "error";
+		const char *status = pw_scratch_reply_status(j, s->queue->timed_out);
 		if (!s->queue->counted && strcmp(status, "ok") == 0)
 			status = "reset";
-		if (strcmp(status, "interrupted") == 0 && s->queue->timed_out)
-			status = "timed_out";
 		finish_call(h, s, status, j);
 		pump(h, s);
 	}
@@ -993,8 +989,7 @@ static void check_cell_timers(host *h, session *s, int64_t now)
 		w->interrupt_ms = now;
 	}
 	if (w->interrupt_ms && now - w->interrupt_ms >= h->o.grace_ms) {
-		char *msg = xasprintf(_("fresh scratchpad: the cell did not stop within %d ms of %s, so the worker was killed"),
-				      h->o.grace_ms, c->timed_out ? _("its time budget's interrupt") : _("the interrupt"));
+		char *msg = pw_scratch_kill_message(h->o.grace_ms, c->timed_out);
 		lose_worker(h, s, c->timed_out ? "timeout_kill" : "interrupt_kill", msg,
 			    c->timed_out ? "timed_out" : "interrupted");
 		free(msg);

@@ -498,6 +498,20 @@ void pw_scratch_result_free(pw_scratch_result **rp)
 	*rp = NULL;
 }
 
+const char *pw_scratch_reply_status(const json_t *reply, bool timed_out)
+{
+	const char *status = json_string_value(json_object_get(reply, "status"));
+	if (!status)
+		return "error";
+	return strcmp(status, "interrupted") == 0 && timed_out ? "timed_out" : status;
+}
+
+char *pw_scratch_kill_message(int grace_ms, bool timed_out)
+{
+	return xasprintf(_("fresh scratchpad: the cell did not stop within %d ms of %s, so the worker was killed"),
+			 grace_ms, timed_out ? _("its time budget's interrupt") : _("the interrupt"));
+}
+
 int pw_scratch_result_exit_status(const pw_scratch_result *r)
 {
 	if (!r->status || strcmp(r->status, "ok") == 0 || strcmp(r->status, "reset") == 0)

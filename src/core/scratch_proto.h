@@ -127,6 +127,13 @@ void pw_scratch_result_free(pw_scratch_result **r);
 /* Exit status a CLI should give this result: 0 ok, 1 error/lost, 4 timed
  * out, 130 interrupted. */
 int pw_scratch_result_exit_status(const pw_scratch_result *r);
+/* The status of a cell from the worker's reply: its "status" ("error"
+ * when it has none), "timed_out" for an interrupt the time budget sent.
+ * The host and direct mode read replies alike through this. */
+const char *pw_scratch_reply_status(const json_t *reply, bool timed_out);
+/* The notice for a worker killed because a cell outlived the grace period
+ * after its interrupt (allocated). */
+char *pw_scratch_kill_message(int grace_ms, bool timed_out);
 
 /* ---- session list */
 typedef struct pw_scratch_session_info {
