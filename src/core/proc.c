@@ -66,15 +66,19 @@ int64_t pw_proc_start(pid_t pid)
 	return read_stat(pid, &state, &start) ? start : 0;
 }
 
-/* Alive by /proc (*known true), or unknown there (*known false). */
-static bool alive_in_proc(int64_t pid, bool *known, int64_t *start)
+/* What /proc says of pid: false when it cannot say (no /proc), then only
+ * kill(pid, 0) can be asked; else *alive, and *start when alive. */
+static bool look_up(int64_t pid, bool *alive, int64_t *start)
 {
 	char state;
-	*known = read_stat((pid_t)pid, &state, start);
-	if (*known)
-		return state != 'Z' && state != 'X';
-	*known = pw_proc_start(getpid()) > 0; /* /proc works, and knows no such process */
-	return false;
+	*alive = false;
+	if (pid <= 0 || pid > INT_MAX)
+		return true;
+	if (read_stat((pid_t)pid, &state, start)) {
+		*alive = state != 'Z' && state != 'X';
+		return true;
+	}
+	return pw_proc_start(getpid()) > 0; /* /proc works, and knows no such process */
 }
 
 static bool exists_by_signal(int64_t pid)
@@ -84,30 +88,22 @@ static bool exists_by_signal(int64_t pid)
 
 bool pw_proc_alive(int64_t pid, int64_t start_ticks)
 {
-	if (pid <= 0 || pid > INT_MAX)
-		return false;
-	bool known;
+	bool alive;
 	int64_t start = 0;
-	bool alive = alive_in_proc(pid, &known, &start);
-	if (!known)
+	if (!look_up(pid, &alive, &start))
 		return exists_by_signal(pid);
 	return alive && (start_ticks <= 0 || start == start_ticks);
 }
 
 bool pw_proc_alive_since(int64_t pid, int64_t since)
 {
-	if (since <= 0)
-		return pw_proc_alive(pid, 0);
-	if (pid <= 0 || pid > INT_MAX)
-		return false;
-	bool known;
+	bool alive;
 	int64_t start = 0;
-	bool alive = alive_in_proc(pid, &known, &start);
-	if (!known)
+	if (!look_up(pid, &alive, &start))
 		return exists_by_signal(pid);
 	long hz = sysconf(_SC_CLK_TCK);
 	int64_t booted = boot_time();
-	if (!alive || hz <= 0 || booted <= 0)
+	if (!alive || since <= 0 || hz <= 0 || booted <= 0)
 		return alive;
 	return booted + start / hz <= since + SINCE_SLACK_S;
 }
