@@ -260,13 +260,13 @@ static const char *pump_isal(pw_decoder *d, struct inflate_state *st)
 				isal_inflate_reset(st);
 				st->crc_flag = ISAL_GZIP;
 			}
-			if (st->avail_in == 0) {
-				if (at_end)
-					return _("the gzip data ends early: the archive is truncated");
+			if (st->avail_in == 0 && !at_end) {
 				if (!refill(d, st, &at_end, &consumed, &error))
 					return error;
 				continue;
 			}
+			/* Called at the end of the input too: bytes ISA-L decoded
+			 * but could not hand out (the slot was full) come now. */
 			uint32_t out_before = st->avail_out, in_before = st->avail_in;
 			int rc = isal_inflate(st);
 			if (rc < 0)
@@ -274,8 +274,13 @@ static const char *pump_isal(pw_decoder *d, struct inflate_state *st)
 			if (rc == ISAL_NEED_DICT)
 				return isal_failure(ISAL_INVALID_WRAPPER);
 			if (st->avail_out == out_before && st->avail_in == in_before &&
-			    st->block_state != ISAL_BLOCK_FINISH)
-				return isal_failure(ISAL_INVALID_BLOCK); /* no progress: never spin */
+			    st->block_state != ISAL_BLOCK_FINISH) {
+				/* no progress: more input, or the end came too soon */
+				if (st->avail_in == 0 && at_end)
+					return _("the gzip data ends early: the archive is truncated");
+				if (st->avail_in > 0)
+					return isal_failure(ISAL_INVALID_BLOCK); /* never spin */
+			}
 		}
 		if (st->avail_out < SLOT_SIZE)
 			publish(d, SLOT_SIZE - st->avail_out, consumed);

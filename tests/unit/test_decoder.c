@@ -24,6 +24,10 @@
 #include <cmocka.h>
 
 #define PAYLOAD_SIZE (3 * 1024 * 1024 + 777)
+/* zeros.gz ends in this many zero bytes: its last few hundred compressed
+ * bytes unpack to far more than one ring slot, so input runs out while
+ * output is still owed. */
+#define ZEROS_TAIL (2 * 1024 * 1024 + 3)
 
 static char g_tmp[PATH_MAX];
 static unsigned char *g_payload;
@@ -71,6 +75,7 @@ static long file_size(const char *path)
 
 /* one.gz: the payload in one member; three.gz: in three members, as
  * `cat a.gz b.gz c.gz` gives; trailing.gz: one member and 512 zero bytes;
+ * zeros.gz: the payload then ZEROS_TAIL zero bytes, in one member;
  * badcrc.gz: one member with its CRC-32 flipped; short.gz: one member cut
  * 100 bytes before its end; plain: the payload itself. */
 static int setup(void **state)
@@ -89,8 +94,9 @@ static int setup(void **state)
 		 "cd '%s' && gzip -9 -n -c plain > one.gz && "
 		 "gzip -1 -n -c p1 > three.gz && gzip -6 -n -c p2 >> three.gz && gzip -n -c p3 >> three.gz && "
 		 "cp one.gz trailing.gz && head -c 512 /dev/zero >> trailing.gz && "
+		 "{ cat plain; head -c %d /dev/zero; } | gzip -9 -n -c > zeros.gz && "
 		 "cp one.gz badcrc.gz && cp one.gz short.gz",
-		 g_tmp);
+		 g_tmp, ZEROS_TAIL);
 	sh(cmd);
 	/* the trailer is CRC-32 then ISIZE, 4 bytes each, little-endian */
 	const char *bad = tl_path(g_tmp, "badcrc.gz");
@@ -129,7 +135,8 @@ static ssize_t read_pieces(void *ud, void *buf, size_t len)
 
 /* Decode name (from the file when piece is 0, else as a stream); returns
  * the bytes (malloc'd, *n their count) or NULL with *error the message. */
-static unsigned char *decode(const char *name, size_t piece, size_t *n, char *error, size_t error_size)
+static unsigned char *decode_cap(const char *name, size_t piece, size_t *n, char *error, size_t error_size,
+				 size_t expected)
 {
 	struct pieces p = { NULL, piece };
 	pw_decoder *d;
@@ -141,7 +148,7 @@ static unsigned char *decode(const char *name, size_t piece, size_t *n, char *er
 		d = pw_decoder_start(tl_path(g_tmp, name), NULL, NULL);
 	}
 	assert_non_null(d);
-	size_t cap = PAYLOAD_SIZE + 4096, len = 0;
+	size_t cap = expected + 4096, len = 0;
 	unsigned char *out = malloc(cap);
 	assert_non_null(out);
 	for (;;) {
@@ -167,6 +174,11 @@ static unsigned char *decode(const char *name, size_t piece, size_t *n, char *er
 	return out;
 }
 
+static unsigned char *decode(const char *name, size_t piece, size_t *n, char *error, size_t error_size)
+{
+	return decode_cap(name, piece, n, error, error_size, PAYLOAD_SIZE);
+}
+
 static void assert_payload(const char *name, size_t piece)
 {
 	size_t n;
@@ -180,6 +192,22 @@ static void assert_payload(const char *name, size_t piece)
 }
 
 static const size_t pieces[] = { 0, 1, 7, 4096, 65536, 1 << 20 };
+
+/* zeros.gz decodes to the payload and the zeros after it. */
+static void assert_payload_and_zeros(size_t piece)
+{
+	size_t n;
+	char error[512];
+	unsigned char *out = decode_cap("zeros.gz", piece, &n, error, sizeof error, PAYLOAD_SIZE + ZEROS_TAIL);
+	if (!out)
+		fail_msg("zeros.gz (piece %zu): %s", piece, error);
+	assert_int_equal(n, PAYLOAD_SIZE + ZEROS_TAIL);
+	assert_memory_equal(out, g_payload, PAYLOAD_SIZE);
+	for (size_t i = PAYLOAD_SIZE; i < n; i++)
+		if (out[i])
+			fail_msg("zeros.gz (piece %zu): byte %zu is %d", piece, i, out[i]);
+	free(out);
+}
 #define NPIECES (sizeof pieces / sizeof pieces[0])
 
 /* Every good input, in every piece size, with and without ISA-L. Pieces
@@ -199,6 +227,9 @@ static void test_same_bytes(void **state)
 					continue;
 				assert_payload(names[i], pieces[k]);
 			}
+		for (size_t k = 0; k < NPIECES; k++)
+			if (pieces[k] != 1)
+				assert_payload_and_zeros(pieces[k]);
 	}
 	pw_decoder_use_isal(true);
 }
