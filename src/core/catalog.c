@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>

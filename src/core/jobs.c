@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -502,19 +501,8 @@ static int signal_orphans(pid_t job, int sig)
 		long pid = strtol(ent->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == job)
 			continue;
-		char path[64], buf[512];
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-		if (fd >= 0)
-			close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		char *p = strrchr(buf, ')');
-		char state;
-		long ppid = 0;
-		if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)getpid() && state != 'Z') {
+		pw_proc_info info;
+		if (pw_proc_info_read((pid_t)pid, &info) && info.ppid == (int64_t)getpid() && info.state != 'Z') {
 			kill(-(pid_t)pid, sig);
 			kill((pid_t)pid, sig);
 			n++;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +18,9 @@
 /* A clock that moved, and start times rounded to seconds, within this. */
 #define SINCE_SLACK_S 5
 
-/* Fields 3 (state) and 22 (starttime) of /proc/PID/stat. The name in
- * field 2 may hold spaces and parentheses: parse after its last ')'. */
-static bool read_stat(pid_t pid, char *state, int64_t *start)
+/* Fields 3 (state), 4 (ppid) and 22 (starttime) of /proc/PID/stat. The
+ * name in field 2 may hold spaces and parentheses: parse after its last ')'. */
+bool pw_proc_info_read(pid_t pid, pw_proc_info *out)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
@@ -32,50 +33,63 @@ static bool read_stat(pid_t pid, char *state, int64_t *start)
 		return false;
 	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c", state) != 1)
+	long long ppid = 0;
+	if (!p || sscanf(p + 1, " %c %lld", &out->state, &ppid) != 2)
 		return false;
+	out->ppid = ppid;
 	/* after ')': state is field 3, starttime field 22 */
 	for (int field = 3; field <= 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	long long st = 0;
 	if (!p || sscanf(p + 1, "%lld", &st) != 1)
 		return false;
-	*start = st;
+	out->start_ticks = st;
 	return true;
 }
 
-/* When the machine booted (unix seconds), from /proc/stat; 0 unknown. */
-static int64_t boot_time(void)
+/* When the machine booted (unix seconds), from /proc/stat; 0 unknown.
+ * Read once per process: a history listing asks for every unfinished
+ * operation. */
+static int64_t booted_at;
+static pthread_once_t booted_once = PTHREAD_ONCE_INIT;
+
+static void read_boot_time(void)
 {
 	FILE *f = fopen("/proc/stat", "re");
 	if (!f)
-		return 0;
+		return;
 	char line[256];
 	long long btime = 0;
 	while (fgets(line, sizeof line, f))
 		if (sscanf(line, "btime %lld", &btime) == 1)
 			break;
 	fclose(f);
-	return btime;
+	booted_at = btime;
+}
+
+static int64_t boot_time(void)
+{
+	pthread_once(&booted_once, read_boot_time);
+	return booted_at;
 }
 
 int64_t pw_proc_start(pid_t pid)
 {
-	char state;
-	int64_t start = 0;
-	return read_stat(pid, &state, &start) ? start : 0;
+	pw_proc_info info;
+	return pw_proc_info_read(pid, &info) ? info.start_ticks : 0;
 }
 
 /* What /proc says of pid: false when it cannot say (no /proc), then only
  * kill(pid, 0) can be asked; else *alive, and *start when alive. */
 static bool look_up(int64_t pid, bool *alive, int64_t *start)
 {
-	char state;
+	pw_proc_info info;
 	*alive = false;
 	if (pid <= 0 || pid > INT_MAX)
 		return true;
-	if (read_stat((pid_t)pid, &state, start)) {
-		*alive = state != 'Z' && state != 'X';
+	if (pw_proc_info_read((pid_t)pid, &info)) {
+		*alive = info.state != 'Z' && info.state != 'X';
+		*start = info.start_ticks;
 		return true;
 	}
 	return pw_proc_start(getpid()) > 0; /* /proc works, and knows no such process */

@@ -12,6 +12,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What /proc/PID/stat says of a process. */
+typedef struct pw_proc_info {
+	char state;          /* 'R', 'S', 'Z' (zombie), ... */
+	int64_t ppid;
+	int64_t start_ticks; /* kernel start time, clock ticks since boot */
+} pw_proc_info;
+
+/* Read pid's fields; false when there is no such process (or no /proc). */
+bool pw_proc_info_read(pid_t pid, pw_proc_info *out);
+
 /* The kernel start time of pid (field 22 of /proc/PID/stat, clock ticks
  * since boot); 0 when unknown. */
 int64_t pw_proc_start(pid_t pid);
