@@ -38,8 +38,7 @@ struct pw_decoder {
 	int fd;               /* the file at path, when read is not set */
 	unsigned char *source_buf;
 	size_t pending;       /* read to look at the format, not yet decoded */
-	char *source_error;   /* why the source failed */
-	char *owned_error;    /* libarchive's message, kept past its handle */
+	char *message;        /* why the source failed, or libarchive's error kept past its handle */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t data, space;
@@ -63,7 +62,7 @@ static bool told_to_stop(pw_decoder *d)
 }
 
 /* The next compressed bytes into buf: the count, 0 at the end, -1 when
- * the source failed (d->source_error may say why) or we were told to stop. */
+ * the source failed (d->message may say why) or we were told to stop. */
 static ssize_t source_fill_at(pw_decoder *d, unsigned char *buf, size_t len)
 {
 	if (told_to_stop(d))
@@ -75,8 +74,8 @@ static ssize_t source_fill_at(pw_decoder *d, unsigned char *buf, size_t len)
 		n = read(d->fd, buf, len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		free(d->source_error);
-		d->source_error = xasprintf(_("cannot read %s: %s"), d->path, strerror(errno));
+		free(d->message);
+		d->message = xasprintf(_("cannot read %s: %s"), d->path, strerror(errno));
 	}
 	return n;
 }
@@ -135,7 +134,7 @@ static la_ssize_t source_read(struct archive *a, void *ud, const void **buf)
 	if (n == 0)
 		n = source_fill(d);
 	if (n < 0) {
-		archive_set_error(a, -1, "%s", d->source_error ? d->source_error : _("the archive stream stopped"));
+		archive_set_error(a, -1, "%s", d->message ? d->message : _("the archive stream stopped"));
 		return -1;
 	}
 	*buf = d->source_buf;
@@ -176,10 +175,14 @@ static const char *pump_libarchive(pw_decoder *d)
 			publish(d, (size_t)n, archive_filter_bytes(a, -1));
 	}
 	/* the message lives in the archive: keep a copy before freeing it */
-	char *kept = error ? xstrdup(error) : NULL;
+	if (error) {
+		char *kept = xstrdup(error);
+		free(d->message);
+		d->message = kept;
+		error = kept;
+	}
 	archive_read_free(a);
-	d->owned_error = kept;
-	return kept;
+	return error;
 }
 
 /* ---------------------------------------------------------------- ISA-L */
@@ -214,7 +217,7 @@ static bool refill(pw_decoder *d, struct inflate_state *st, bool *at_end, int64_
 	memmove(d->source_buf, st->next_in, left);
 	ssize_t n = source_fill_at(d, d->source_buf + left, SOURCE_BLOCK - left);
 	if (n < 0) {
-		*error = d->source_error ? d->source_error : _("the archive stream stopped");
+		*error = d->message ? d->message : _("the archive stream stopped");
 		return false;
 	}
 	*at_end = n == 0;
@@ -322,8 +325,8 @@ static void *work(void *ud)
 	const char *error = NULL;
 	d->source_buf = xmalloc(SOURCE_BLOCK);
 	if (!d->read && (d->fd = open(d->path, O_RDONLY | O_CLOEXEC)) < 0) {
-		d->source_error = xasprintf(_("cannot open %s: %s"), d->path, strerror(errno));
-		error = d->source_error;
+		d->message = xasprintf(_("cannot open %s: %s"), d->path, strerror(errno));
+		error = d->message;
 	}
 	/* The first bytes say which decoder is wanted (a stream may hand them
 	 * out one at a time). */
@@ -334,7 +337,7 @@ static void *work(void *ud)
 			d->pending += (size_t)n;
 	}
 	if (n < 0 && !error)
-		error = d->source_error ? d->source_error : _("the archive stream stopped");
+		error = d->message ? d->message : _("the archive stream stopped");
 	else if (!error && d->pending > 0)
 		error = pump(d);
 	finish(d, error);
@@ -421,8 +424,7 @@ void pw_decoder_free(pw_decoder **dp)
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->source_buf);
-	free(d->source_error);
-	free(d->owned_error);
+	free(d->message);
 	free(d->error);
 	free(d->path);
 	free(d);
