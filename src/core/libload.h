@@ -1,13 +1,14 @@
 /*
- * libcurl and libarchive are loaded on first use instead of at exec. The
- * TUI and most commands never download or unpack anything, and the two
- * libraries with what they pull in (TLS, HTTP/2, SSH, LDAP, XML, ICU,
- * several compressors) were two thirds of pyward's resident memory.
+ * libcurl, libarchive and ISA-L are loaded on first use instead of at
+ * exec. The TUI and most commands never download or unpack anything, and
+ * libcurl and libarchive with what they pull in (TLS, HTTP/2, SSH, LDAP,
+ * XML, ICU, several compressors) were two thirds of pyward's resident
+ * memory.
  *
- * The core calls both libraries by their own names as usual: curl_shim.c
- * and archive_shim.c define those names and forward each call to the
- * library once it is loaded. Callers that need a library ask for it first,
- * so a missing library is an error with a message, not a crash.
+ * The core calls these libraries by their own names as usual: curl_shim.c,
+ * archive_shim.c and isal_shim.c define those names and forward each call
+ * to the library once it is loaded. Callers that need a library ask for it
+ * first, so a missing library is an error with a message, not a crash.
  */
 #ifndef PW_LIBLOAD_H
 #define PW_LIBLOAD_H
@@ -17,7 +18,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-/* One library loaded on first use: what the two shims have in common.
+/* One library loaded on first use: what the shims have in common.
  * resolve fills the shim's table of function pointers from the handle and
  * returns the name of a missing symbol (NULL when all are there); then
  * loaded, when set, runs once (curl_global_init). */

@@ -733,7 +733,7 @@ static pw_err *record_begin(const pw_runtime_install_opts *o, const char *root, 
 				 o->pins_source ? o->pins_source : "");
 	char *from = source_shown(o);
 	if (!e && o->catalog) {
-		e = pw_runtime_db_record_begin(o->catalog, o->pin, from, source, root, m, NULL);
+		e = pw_runtime_db_record_begin(o->catalog, o->pin, from, source, root, m);
 		*open = !e;
 	}
 	free(from);

@@ -105,7 +105,7 @@ static pw_err *insert_files(sqlite3 *db, int64_t runtime_id, const pw_manifest *
 }
 
 pw_err *pw_runtime_db_record_begin(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
-				   const char *path, const pw_manifest *m, int64_t *runtime_id)
+				   const char *path, const pw_manifest *m)
 {
 	sqlite3 *db = pw_catalog_db(c);
 	pw_err *e = exec_sql(db, "BEGIN IMMEDIATE");
@@ -117,13 +117,9 @@ pw_err *pw_runtime_db_record_begin(pw_catalog *c, const pw_pin *pin, const char 
 		e = insert_runtime(db, pin_id, path, &rid);
 	if (!e)
 		e = insert_files(db, rid, m);
-	if (e) {
+	if (e)
 		pw_err_free(exec_sql(db, "ROLLBACK"));
-		return e;
-	}
-	if (runtime_id)
-		*runtime_id = rid;
-	return NULL;
+	return e;
 }
 
 pw_err *pw_runtime_db_record_end(pw_catalog *c, bool keep)

@@ -19,7 +19,7 @@
  * the installer can write them while the new interpreter is probed. source
  * is "builtin:FILE" or "operator:FILE". */
 pw_err *pw_runtime_db_record_begin(pw_catalog *c, const pw_pin *pin, const char *url, const char *source,
-				   const char *path, const pw_manifest *m, int64_t *runtime_id);
+				   const char *path, const pw_manifest *m);
 pw_err *pw_runtime_db_record_end(pw_catalog *c, bool keep);
 /* Mark states after a swap: path_current "current", path_previous
  * "previous" (may be NULL), every other live runtime "superseded". */
