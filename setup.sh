@@ -15,7 +15,7 @@ build=${BUILD_DIR:-$here/_build}
 build_packages="build-essential autoconf automake autoconf-archive autopoint gettext libtool
 pkg-config libncurses-dev libcurl4-openssl-dev libarchive-dev libisal-dev libssl-dev libsqlite3-dev
 libjansson-dev libcmocka-dev"
-test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps"
+test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -502,7 +502,9 @@ static pw_err *tune_for_writing(pw_catalog *c)
 	}
 	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
 		return db_fail(c, rc, N_("enabling WAL"));
-	return exec(c, "PRAGMA synchronous = NORMAL", N_("setting synchronous"));
+	/* FULL: in WAL mode every commit syncs the log, so a committed
+	 * operation survives a power cut (NORMAL may lose the last commits). */
+	return exec(c, "PRAGMA synchronous = FULL", N_("setting synchronous"));
 }
 
 static pw_err *open_db(pw_catalog *c, const char *file, int flags)

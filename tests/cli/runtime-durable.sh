@@ -1,0 +1,74 @@
+#!/bin/sh
+# A durable swap (issue 18): the new tree is flushed before anything names it,
+# the links' folder after the links were renamed, and the catalog commits are
+# synced. The order of the system calls is read off strace; a flush that
+# fails (injected by strace: EIO from syncfs) refuses the swap.
+. "$TOP_SRCDIR/tests/lib.sh"
+make_world
+command -v strace >/dev/null 2>&1 || skip_all "strace is not installed (setup.sh installs it)"
+strace -f -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace not permitted)"
+FIX="$TOP_SRCDIR/tests/fixtures"
+set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rel1") || skip_all "no system CPython to build the fixture from"
+VER=$1 SHA=$2
+A="$WORLD/rel1/cpython-fixture-install_only.tar.gz"
+mkdir -p "$WORLD/re" "$WORLD/rel2" "$WORLD/rel3"
+tar -xzf "$A" -C "$WORLD/re"
+echo '# release 2' > "$WORLD/re/python/RELEASE2"
+tar -czf "$WORLD/rel2/a.tar.gz" -C "$WORLD/re" python
+echo '# release 3' > "$WORLD/re/python/RELEASE3"
+tar -czf "$WORLD/rel3/a.tar.gz" -C "$WORLD/re" python
+B="$WORLD/rel2/a.tar.gz" C="$WORLD/rel3/a.tar.gz"
+SHA2=$(sha256sum "$B" | cut -d' ' -f1) SHA3=$(sha256sum "$C" | cut -d' ' -f1)
+write_pins "$WORLD/p1.tsv" "$VER" 1 "https://localhost:1/a.tar.gz" "$SHA"
+write_pins "$WORLD/p2.tsv" "$VER" 2 "https://localhost:1/b.tar.gz" "$SHA2"
+write_pins "$WORLD/p3.tsv" "$VER" 3 "https://localhost:1/c.tar.gz" "$SHA3"
+BOX="$WORLD/box"
+LINKS="$BOX/runtime/python"
+TRACE="-f -y -e trace=syncfs,fsync,fdatasync,rename,renameat,renameat2,open,openat"
+traced() { # LOG ARGS...: pyward under strace
+	_log=$1; shift
+	# shellcheck disable=SC2086
+	run_strace=$(strace $TRACE -o "$_log" "$PYWARD" --box-root "$BOX" -C "$WORLD/ws" "$@" 2>"$WORLD/.err")
+	RC=$?
+	OUT=$run_strace
+	ERR=$(cat "$WORLD/.err")
+}
+order() { "${PYTHON3:-python3}" "$FIX/durable_order.py" "$1" "$BOX" "$2"; }
+plan 15
+
+# ---- the first install: flush, commit, rename current, fsync the folder, commit
+traced "$WORLD/t1.log" runtime install --pins "$WORLD/p1.tsv" --archive "$A" --yes -q
+is "$RC" 0 "the first install succeeds under strace"
+is "$(order "$WORLD/t1.log" install)" "ok" "first install: tree flushed before it is recorded and linked; folder and catalog synced after"
+
+# ---- a second install: previous, then current, then the folder
+traced "$WORLD/t2.log" runtime install --pins "$WORLD/p2.tsv" --archive "$B" --yes -q
+is "$RC" 0 "the second install succeeds under strace"
+is "$(order "$WORLD/t2.log" swap)" "ok" "second install: flush, commit, previous then current renamed, folder fsynced, catalog synced"
+ok "the second release is current" test -e "$LINKS/current/RELEASE2"
+
+# ---- rollback
+traced "$WORLD/t3.log" runtime rollback
+is "$RC" 0 "rollback succeeds under strace"
+is "$(order "$WORLD/t3.log" rollback)" "ok" "rollback: both links renamed, then the folder fsynced, then the catalog synced"
+traced "$WORLD/t4.log" runtime rollback
+is "$RC" 0 "rolling forward again succeeds"
+
+# ---- a flush that fails refuses the swap
+before=$(readlink "$LINKS/current")
+prev_before=$(readlink "$LINKS/previous")
+strace -f -o /dev/null -e trace=syncfs -e inject=syncfs:error=EIO \
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
+	>"$WORLD/f.out" 2>"$WORLD/f.err"
+RC=$?
+ERR=$(cat "$WORLD/f.err")
+is "$RC" 1 "an install whose flush fails (EIO) fails"
+like "$ERR" "could not be flushed to disk.*not swapped in" "the error says the tree was not flushed and not swapped in"
+like "$ERR" "Input/output error" "the error names the system's reason"
+is "$(readlink "$LINKS/current") $(readlink "$LINKS/previous")" "$before $prev_before" "current and previous are unchanged"
+is "$(ls "$LINKS/versions" | grep -c -- "-3-")" 0 "the unflushed tree was removed"
+is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT count(*) FROM pins p JOIN runtimes r ON r.pin_id = p.id WHERE p.sha256 = '$SHA3'")" 0 \
+	"no runtime row names the unflushed tree"
+is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" "failed" \
+	"the history records the refused install as failed"
+done_testing
