@@ -2,7 +2,7 @@
 # pyward's one-step setup.
 #   ./setup.sh run [PYWARD ARGS]   install what is missing, build, start pyward here
 #   ./setup.sh test                install what is missing, build, run the whole suite
-#   ./setup.sh deps                only install what is missing
+#   ./setup.sh deps                only install what is missing (with the benches' wrk and nginx)
 # Build dependencies come from Debian's packages: apt-get as root, sudo
 # otherwise, nothing when all are present. The build goes to ./_build
 # (override with BUILD_DIR); extra configure flags in CONFIGURE_FLAGS.
@@ -14,13 +14,16 @@ build=${BUILD_DIR:-$here/_build}
 
 build_packages="build-essential autoconf automake autoconf-archive autopoint gettext libtool
 pkg-config libncurses-dev libcurl4-openssl-dev libarchive-dev libisal-dev libssl-dev libsqlite3-dev
-libjansson-dev libcmocka-dev"
-test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace"
+libjansson-dev libcmocka-dev libmicrohttpd-dev libsystemd-dev"
+test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace curl prometheus systemd"
+# Only for bench/ (not ./setup.sh test): wrk and nginx, installed by ./setup.sh deps.
+bench_packages="wrk nginx"
+with_bench=
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 missing_packages() {
-	for p in $build_packages $test_packages; do
+	for p in $build_packages $test_packages ${with_bench:+$bench_packages}; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 			printf '%s ' "$p"
 	done
@@ -70,6 +73,7 @@ cmd=${1:-run}
 [ $# -gt 0 ] && shift
 case $cmd in
 deps)
+	with_bench=yes
 	install_deps
 	;;
 run)

@@ -3,6 +3,8 @@
 
 #include "cli/cli.h"
 
+#include "audit.h"
+
 #include "i18n.h"
 #include "paths.h"
 #include "xalloc.h"
@@ -326,6 +328,9 @@ pw_err *pw_cli_prepare(pw_cli *cli)
 		e = resolve_box_root(cli);
 	if (!e)
 		e = resolve_workspace(cli);
+	if (!e)
+		e = pw_audit_configure(pw_settings_get(cli->settings, "audit_log"),
+				       pw_settings_get(cli->settings, "audit_syslog_socket"));
 	return e;
 }
 

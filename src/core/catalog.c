@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "catalog.h"
+#include "audit.h"
 #include "clock.h"
 #include "i18n.h"
 #include "proc.h"
@@ -786,6 +787,8 @@ static pw_err *finish_missed(pw_catalog *c, int64_t id)
 	return pw_err_new(PW_ERR_NOTFOUND, NULL, _("no operation %lld in catalog %s"), (long long)id, c->path);
 }
 
+static void audit_finished(pw_catalog *c, int64_t id);
+
 pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason)
 {
 	pw_err *e = writable(c);
@@ -819,9 +822,25 @@ pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, con
 		e = finish_missed(c, id);
 	sqlite3_finalize(st);
 	e = tx_end(c, e);
-	if (!e)
+	if (!e) {
 		forget(c, id);
+		audit_finished(c, id);
+	}
 	return e;
+}
+
+/* Every front end's operations finish here: the one place that sends the
+ * audit event (audit.h). Logging never fails the operation. */
+static void audit_finished(pw_catalog *c, int64_t id)
+{
+	pw_op_rec op;
+	pw_err *e = pw_catalog_op_get(c, id, &op, NULL);
+	if (e) {
+		pw_err_free(e);
+		return;
+	}
+	pw_audit_operation(&op);
+	pw_op_rec_clear(&op);
 }
 
 /* ---------------------------------------------------------------- attempts */

@@ -23,12 +23,13 @@
 static const char *const known_keys[] = {
 	"box_root", "runtime_mirror", "ca_bundle", "index_url", "mirrors",
 	"proxy", "proxy_ports", "timeout", "mode", "python_idle_timeout", "python_max_workers",
+	"audit_log", "audit_syslog_socket",
 };
 #define NKEYS (sizeof known_keys / sizeof known_keys[0])
 
 static const char known_keys_hint[] = N_("known keys: box_root, runtime_mirror, "
 	"ca_bundle, index_url, mirrors, proxy, proxy_ports, timeout, mode, python_idle_timeout, "
-	"python_max_workers");
+	"python_max_workers, audit_log, audit_syslog_socket");
 
 struct entry {
 	char *value;
@@ -147,6 +148,12 @@ static bool valid_mode(const char *v)
 	       strcmp(v, "full-access") == 0;
 }
 
+static bool valid_audit_log(const char *v)
+{
+	return strcmp(v, "journal") == 0 || strcmp(v, "syslog") == 0 || strcmp(v, "none") == 0 ||
+	       strcmp(v, "journal-or-syslog") == 0;
+}
+
 /* Check the value of a key whose type is known; NULL when fine. */
 static pw_err *check_value(const struct where *w, const char *key, const char *v)
 {
@@ -162,6 +169,10 @@ static pw_err *check_value(const struct where *w, const char *key, const char *v
 	if (strcmp(key, "mode") == 0 && !valid_mode(v))
 		return pw_err_new(PW_ERR_USAGE, _("modes: read-only, workspace-write, full-access"),
 			_("%s:%zu: mode must be read-only, workspace-write or full-access, not \"%s\""),
+			w->name, w->line, v);
+	if (strcmp(key, "audit_log") == 0 && !valid_audit_log(v))
+		return pw_err_new(PW_ERR_USAGE, _("audit_log: journal, syslog, journal-or-syslog or none"),
+			_("%s:%zu: audit_log must be journal, syslog, journal-or-syslog or none, not \"%s\""),
 			w->name, w->line, v);
 	return NULL;
 }

@@ -5,7 +5,8 @@
  *
  * Known keys: box_root, runtime_mirror, ca_bundle, index_url, mirrors, proxy_ports (comma-separated),
  * (space-separated URLs), proxy, timeout (seconds), mode,
- * python_idle_timeout (seconds), python_max_workers.
+ * python_idle_timeout (seconds), python_max_workers, audit_log (journal,
+ * syslog, journal-or-syslog, none), audit_syslog_socket (a path).
  */
 #ifndef PW_SETTINGS_H
 #define PW_SETTINGS_H
