@@ -21,8 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define MIN_COLS 80
-#define MIN_LINES 24
+#define MIN_COLS 60
+#define MIN_LINES 15
 /* Job events redraw at most this often; keys and a job's end at once. */
 #define FRAME_MS 100
 
@@ -154,12 +154,31 @@ static void draw_too_small(void)
 	mvprintw(1, 0, "%s", _("q quits"));
 }
 
+static int tab_width(int i, bool titled)
+{
+	char *t = titled ? xasprintf(" %d %s ", i + 1, _(pw_panes[i]->title)) : xasprintf(" %d ", i + 1);
+	int w = pw_draw_width(t) + 1;
+	free(t);
+	return w;
+}
+
+/* Every tab with its title when they fit; on a narrow terminal only the
+ * current pane keeps its title and the others show their number, so all
+ * six stay reachable at a glance (htop shortens its header the same way). */
 static void draw_tabs(const pw_app *app)
 {
+	int full = 0;
+	for (int i = 0; i < pw_pane_count; i++)
+		full += tab_width(i, true);
+	bool all_titled = full <= COLS;
 	int x = 0;
 	for (int i = 0; i < pw_pane_count && x < COLS; i++) {
+		bool titled = all_titled || i == app->current;
 		pw_draw_set(stdscr, i == app->current ? PW_C_TAB_ACTIVE : PW_C_TAB);
-		x += pw_draw_textf(stdscr, 0, x, COLS - x, " %d %s ", i + 1, _(pw_panes[i]->title));
+		if (titled)
+			x += pw_draw_textf(stdscr, 0, x, COLS - x, " %d %s ", i + 1, _(pw_panes[i]->title));
+		else
+			x += pw_draw_textf(stdscr, 0, x, COLS - x, " %d ", i + 1);
 		pw_draw_set(stdscr, PW_C_NORMAL);
 		if (x < COLS)
 			x += pw_draw_text(stdscr, 0, x, 1, " ");
@@ -175,6 +194,28 @@ static void draw_title(void)
 	pw_draw_set(stdscr, PW_C_NORMAL);
 }
 
+/* Draws the key hints of a pane ("k what  k what", items two blanks apart)
+ * from x, whole items only: a cut item ("d re") would name a wrong key. */
+static void draw_hint_items(int y, int x, int width, const char *hint)
+{
+	const char *s = hint;
+	int used = 0;
+	while (*s) {
+		const char *end = strstr(s, "  ");
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+		char *item = xstrndup(s, n);
+		int w = pw_draw_width(item) + (used ? 2 : 0);
+		if (used + w <= width)
+			used += pw_draw_textf(stdscr, y, x + used, width - used, "%s%s", used ? "  " : "", item);
+		free(item);
+		if (used + w > width)
+			break;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 /* The global keys are drawn right-aligned and never cut; the pane's own
  * hint gets what is left (translations are longer than the English). */
 static void draw_hints(const pw_app *app)
@@ -188,7 +229,7 @@ static void draw_hints(const pw_app *app)
 	pw_draw_set(stdscr, PW_C_HINT);
 	pw_draw_cell(stdscr, LINES - 1, 0, COLS, "");
 	if (p->hint && COLS - gw - 3 > 0)
-		pw_draw_text(stdscr, LINES - 1, 1, COLS - gw - 3, _(p->hint));
+		draw_hint_items(LINES - 1, 1, COLS - gw - 3, _(p->hint));
 	pw_draw_text(stdscr, LINES - 1, COLS - gw, gw, globals);
 	pw_draw_set(stdscr, PW_C_NORMAL);
 	free(globals);

@@ -26,6 +26,8 @@ struct pw_dialog {
 	char *yes_label, *no_label;
 	bool focus_yes;   /* starts false: No is the default */
 	bool answer;      /* yes (or text submitted) */
+	int scroll;       /* body rows scrolled off the top when the body is taller than the screen */
+	int max_scroll;   /* set by the last draw */
 	/* input */
 	wchar_t text[INPUT_MAX];
 	size_t len, cursor;
@@ -142,10 +144,37 @@ static void draw_input(const pw_dialog *d, WINDOW *win, int y, int x, int inner)
 	pw_draw_set(win, PW_C_DIALOG);
 }
 
+/* A body taller than the screen scrolls (Up/Down, PgUp/PgDn): a consent
+ * must be readable whole on a small terminal, not cut off. */
+static void draw_body(pw_dialog *d, WINDOW *win, int y, int x, int inner, int rows, int total)
+{
+	d->max_scroll = total > rows ? total - rows : 0;
+	if (d->scroll > d->max_scroll)
+		d->scroll = d->max_scroll;
+	int skip = d->scroll, row = y;
+	for (size_t i = 0; i < d->line_count && row < y + rows; i++) {
+		int n = pw_draw_wrapped(NULL, 0, 0, inner, 100, 2, d->lines[i]);
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		row += pw_draw_wrapped_from(win, row, x, inner, skip, y + rows - row, 2, d->lines[i]);
+		skip = 0;
+	}
+}
+
+static void draw_scroll_mark(const pw_dialog *d, WINDOW *win, int y, int x, int w, int rows, int total)
+{
+	if (!d->max_scroll)
+		return;
+	int last = d->scroll + rows < total ? d->scroll + rows : total;
+	pw_draw_textf(win, y, x + 2, w - 4, _(" lines %d-%d of %d, Up/Down scroll "), d->scroll + 1, last, total);
+}
+
 void pw_dialog_draw(pw_dialog *d, WINDOW *win)
 {
 	int w = dialog_width(), inner = w - 4;
-	int rows = body_rows(d, inner);
+	int total = body_rows(d, inner), rows = total;
 	int h = rows + 5;
 	if (h > LINES - 2) {
 		h = LINES - 2;
@@ -160,14 +189,31 @@ void pw_dialog_draw(pw_dialog *d, WINDOW *win)
 	wattron(win, A_BOLD);
 	pw_draw_textf(win, y, x + 2, w - 4, " %s ", d->title);
 	wattroff(win, A_BOLD);
-	int row = y + 2;
-	for (size_t i = 0; i < d->line_count && row < y + 2 + rows; i++)
-		row += pw_draw_wrapped(win, row, x + 2, inner, y + 2 + rows - row, 2, d->lines[i]);
+	draw_body(d, win, y + 2, x + 2, inner, rows, total);
+	draw_scroll_mark(d, win, y + h - 1, x, w, rows, total);
 	if (d->kind == DIALOG_INPUT)
 		draw_input(d, win, y + h - 2, x + 2, inner);
 	else
 		draw_buttons(d, win, y + h - 2, x + 2, inner);
 	pw_draw_set(win, PW_C_NORMAL);
+}
+
+/* Up/Down/PgUp/PgDn scroll a tall body in every kind of dialog. */
+static bool scroll_key(pw_dialog *d, int ch)
+{
+	int page = LINES / 2 > 1 ? LINES / 2 : 1;
+	switch (ch) {
+	case KEY_UP: d->scroll--; break;
+	case KEY_DOWN: d->scroll++; break;
+	case KEY_PPAGE: d->scroll -= page; break;
+	case KEY_NPAGE: d->scroll += page; break;
+	default: return false;
+	}
+	if (d->scroll > d->max_scroll)
+		d->scroll = d->max_scroll;
+	if (d->scroll < 0)
+		d->scroll = 0;
+	return true;
 }
 
 /* ---------------------------------------------------------------- keys */
@@ -251,6 +297,9 @@ static bool input_key(pw_dialog *d, int raw)
 
 bool pw_dialog_key(pw_dialog *d, int raw)
 {
+	/* In a text field j and k are letters, not scroll keys. */
+	if (scroll_key(d, d->kind == DIALOG_INPUT ? raw : pw_keys_normalize(raw)))
+		return false;
 	return d->kind == DIALOG_INPUT ? input_key(d, raw) : choice_key(d, raw);
 }
 

@@ -205,22 +205,29 @@ static void draw_slice(WINDOW *w, int y, int x, const char *s, size_t len)
 	}
 }
 
-int pw_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows, int indent, const char *s)
+int pw_draw_wrapped_from(WINDOW *w, int y, int x, int width, int skip, int max_rows, int indent, const char *s)
 {
 	if (!s || width <= indent || max_rows <= 0)
 		return 0;
 	size_t len = strlen(s), from = 0;
-	int row = 0;
+	int row = 0, drawn = 0;
 	do {
 		int in = row ? indent : 0;
 		size_t next;
 		size_t end = row_end(s, len, from, width - in, &next);
-		if (w)
-			draw_slice(w, y + row, x + in, s + from, end - from);
+		if (w && row >= skip)
+			draw_slice(w, y + drawn, x + in, s + from, end - from);
+		if (row >= skip)
+			drawn++;
 		from = next;
 		row++;
-	} while (from < len && row < max_rows);
-	return row;
+	} while (from < len && drawn < max_rows);
+	return drawn;
+}
+
+int pw_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows, int indent, const char *s)
+{
+	return pw_draw_wrapped_from(w, y, x, width, 0, max_rows, indent, s);
 }
 
 int pw_draw_textf(WINDOW *w, int y, int x, int width, const char *fmt, ...)

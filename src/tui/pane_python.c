@@ -579,7 +579,9 @@ static void draw_header(const py_pane *p, WINDOW *win, pw_rect r)
 		state =
 		    xstrdup(p->interrupting ? _("interrupting...") : _("running a cell (Esc interrupts)"));
 	else if (!p->started)
-		state = xstrdup(_("not started (the first cell starts Python)"));
+		state = xstrdup(r.w - x >= pw_draw_width(_("not started (the first cell starts Python)")) + 2
+				    ? _("not started (the first cell starts Python)")
+				    : _("not started"));
 	else if (p->executions == 0)
 		state = xasprintf(_("fresh, generation %lld"), (long long)p->generation);
 	else
@@ -600,17 +602,18 @@ static void draw_header(const py_pane *p, WINDOW *win, pw_rect r)
 	if (exe) {
 		if (!version && !p->executable)
 			version = p->runtime_version;
-		char *name = xasprintf("%s %s  ", p->implementation ? p->implementation : "Python",
-				       version ? version : "?");
+		/* Before the first cell the version may not be known yet: the path alone, not "Python ?". */
+		char *name = version ? xasprintf("%s %s  ", p->implementation ? p->implementation : "Python", version)
+				     : xstrdup("");
 		x += pw_draw_text(win, r.y + 1, r.x + x, r.w - x, name);
 		draw_tail(win, r.y + 1, r.x + x, r.w - x, exe);
 		free(name);
 	} else {
 		pw_draw_set(win, PW_C_WARN);
-		pw_draw_text(win, r.y + 1, r.x + x, r.w - x,
-			     p->no_runtime
-				 ? _("none: install the runtime in pane 1, or Ctrl-T picks an environment")
-				 : "...");
+		const char *none = _("none: install the runtime in pane 1, or Ctrl-T picks an environment");
+		if (pw_draw_width(none) > r.w - x)
+			none = _("none: pane 1 installs one; Ctrl-T picks a venv");
+		pw_draw_text(win, r.y + 1, r.x + x, r.w - x, p->no_runtime ? none : "...");
 	}
 	pw_draw_set(win, PW_C_FRAME);
 	pw_draw_hline(win, r.y + 2, r.x, r.w);

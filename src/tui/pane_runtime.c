@@ -42,6 +42,8 @@ static int label_width(void)
 	return w;
 }
 #define LABEL_W label_width()
+/* Below this many rows the pane drops the places and puts verify first. */
+#define COMPACT_BELOW 16
 
 /* What the status job reads. */
 typedef struct status_data {
@@ -299,10 +301,14 @@ static void on_event(void *self, const pw_job_event *ev)
 
 static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *value)
 {
+	int room = r.y + r.h - y;
+	if (room <= 0)
+		return 0;
 	pw_draw_set(win, PW_C_LABEL);
 	pw_draw_text(win, y, r.x, LABEL_W, label);
 	pw_draw_set(win, PW_C_NORMAL);
-	return pw_draw_wrapped(win, y, r.x + LABEL_W, r.w - LABEL_W, 2, 0, value && *value ? value : "-");
+	return pw_draw_wrapped(win, y, r.x + LABEL_W, r.w - LABEL_W, room < 2 ? room : 2, 0,
+			       value && *value ? value : "-");
 }
 
 static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
@@ -314,15 +320,24 @@ static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
 	const char *names[] = { _("not provisioned"), _("installed"), _("broken") };
 	int used = pw_draw_text(win, y, r.x + LABEL_W, r.w - LABEL_W, names[s->info.state]);
 	pw_draw_set(win, PW_C_NORMAL);
-	if (s->info.state == PW_RUNTIME_NOT_PROVISIONED) {
-		char size[32];
-		pw_fmt_bytes(s->pinned_size, size, sizeof size);
-		pw_draw_textf(win, y, r.x + LABEL_W + used, r.w - LABEL_W - used,
-			      s->pinned_size >= 0 ? _(" - press i to install it (~%s, one time)")
-						  : _(" - press i to install it (one time)%s"),
-			      s->pinned_size >= 0 ? size : "");
+	if (s->info.state != PW_RUNTIME_NOT_PROVISIONED)
+		return 1;
+	char size[32];
+	pw_fmt_bytes(s->pinned_size, size, sizeof size);
+	char *hint = xasprintf(s->pinned_size >= 0 ? _(" - press i to install it (~%s, one time)")
+						 : _(" - press i to install it (one time)%s"),
+			       s->pinned_size >= 0 ? size : "");
+	int avail = r.w - LABEL_W - used;
+	if (pw_draw_width(hint) <= avail) {
+		pw_draw_text(win, y, r.x + LABEL_W + used, avail, hint);
+		free(hint);
+		return 1;
 	}
-	return 1;
+	/* Too long beside the state (a narrow terminal): wrapped below it. */
+	const char *rest = hint + strspn(hint, " -");
+	int rows = pw_draw_wrapped(win, y + 1, r.x + LABEL_W, r.w - LABEL_W, 3, 0, rest);
+	free(hint);
+	return 1 + rows;
 }
 
 static void draw_verify(const status_data *s, WINDOW *win, pw_rect r, int y)
@@ -339,12 +354,18 @@ static void draw_verify(const status_data *s, WINDOW *win, pw_rect r, int y)
 	free(v);
 }
 
-static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
+static int draw_version(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	const pw_runtime_info *i = &s->info;
 	char *ver = xasprintf(_("%s (release %s)"), i->version ? i->version : "?", i->release ? i->release : "?");
 	y += field(win, r, y, _("Version:"), ver);
 	free(ver);
+	return y;
+}
+
+static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	const pw_runtime_info *i = &s->info;
 	y += field(win, r, y, _("Platform:"), i->platform);
 	y += field(win, r, y, _("Pin SHA256:"), i->sha256);
 	y += field(win, r, y, _("Source:"), i->url);
@@ -364,15 +385,35 @@ static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
 	return y;
 }
 
-static void draw(void *self, WINDOW *win, pw_rect r)
+static int draw_previous(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	if (!s->info.has_previous)
+		return y;
+	char *prev = xasprintf(_("%s (b rolls back to it)"), s->info.previous_version);
+	y += field(win, r, y, _("Previous:"), prev);
+	free(prev);
+	return y;
+}
+
+static void draw(void *self, WINDOW *win, pw_rect whole)
 {
 	runtime_pane *p = self;
+	pw_rect r = whole;
+	bool compact = whole.h < COMPACT_BELOW;
+	/* On a short terminal the last action's result keeps its two rows. */
+	if (compact && p->action_result)
+		r.h -= 2;
 	pw_cli *cli = pw_app_cli(p->app);
 	int y = r.y;
-	y += field(win, r, y, _("Box root:"), cli->box_root);
-	y += field(win, r, y, _("Workspace:"), cli->workspace);
+	/* A short terminal keeps the runtime's own lines; the places are also
+	 * in `pyward paths`. */
+	if (!compact) {
+		y += field(win, r, y, _("Box root:"), cli->box_root);
+		y += field(win, r, y, _("Workspace:"), cli->workspace);
+	}
 	y += field(win, r, y, _("Mode:"), pw_mode_name(cli->mode));
-	y++;
+	if (!compact)
+		y++;
 	const status_data *s = p->st;
 	if (!s) {
 		pw_draw_text(win, y, r.x, r.w, _("Reading the runtime's state..."));
@@ -391,18 +432,27 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		pw_draw_set(win, PW_C_ERROR);
 		y += field(win, r, y, _("Why:"), s->info.why);
 	}
-	if (s->info.state != PW_RUNTIME_NOT_PROVISIONED)
-		y = draw_details(s, win, r, y);
-	if (s->info.has_previous) {
-		char *prev = xasprintf(_("%s (b rolls back to it)"), s->info.previous_version);
-		y += field(win, r, y, _("Previous:"), prev);
-		free(prev);
+	bool installed = s->info.state != PW_RUNTIME_NOT_PROVISIONED;
+	if (compact) {
+		/* What a short terminal must not lose comes first. */
+		if (installed) {
+			y = draw_version(s, win, r, y);
+			if (y < r.y + r.h)
+				draw_verify(s, win, r, y++);
+		}
+		y = draw_previous(s, win, r, y);
+		if (installed)
+			y = draw_details(s, win, r, y);
+	} else {
+		if (installed)
+			y = draw_details(s, win, r, draw_version(s, win, r, y));
+		y = draw_previous(s, win, r, y);
+		if (installed)
+			draw_verify(s, win, r, y++);
 	}
-	if (s->info.state != PW_RUNTIME_NOT_PROVISIONED)
-		draw_verify(s, win, r, y++);
-	if (p->action_result && y < r.y + r.h - 1) {
+	if (p->action_result && (compact || y < whole.y + whole.h - 1)) {
 		pw_draw_set(win, p->action_color);
-		pw_draw_wrapped(win, r.y + r.h - 2, r.x, r.w, 2, 0, p->action_result);
+		pw_draw_wrapped(win, whole.y + whole.h - 2, whole.x, whole.w, 2, 0, p->action_result);
 		pw_draw_set(win, PW_C_NORMAL);
 	}
 }

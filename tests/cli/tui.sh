@@ -22,8 +22,8 @@ like "$SCREEN" "q quit" "the key hint line is shown"
 like "$SCREEN" "Runtime: +not provisioned" "the runtime's state is shown honestly"
 like "$(printf '%s\n' "$SCREEN" | sed -n 23p)" "^╚═+╝$" "the frame ends above the hint line"
 
-T resize-window -t main -x 60 -y 20
-ok "a small terminal gets a clear notice" wait_for "terminal too small (need 80x24)"
+T resize-window -t main -x 50 -y 12
+ok "a small terminal gets a clear notice" wait_for "terminal too small (need 60x15)"
 T resize-window -t main -x 80 -y 24
 ok "the screen recovers after resize" wait_for "Box root:"
 

@@ -152,8 +152,8 @@ keys C-u Enter
 ok "an empty filter shows all again" wait_for "5 shown"
 
 # ---- resize and back
-T resize-window -t "$S" -x 60 -y 20
-ok "a small terminal gets the notice" wait_for "terminal too small (need 80x24)" 10
+T resize-window -t "$S" -x 50 -y 12
+ok "a small terminal gets the notice" wait_for "terminal too small (need 60x15)" 10
 T resize-window -t "$S" -x 80 -y 24
 ok "the screen comes back" wait_for "5 History" 10
 

@@ -1,0 +1,91 @@
+#!/bin/sh
+# The full-screen interface on a small terminal (60x15, a phone over SSH or
+# a split pane): every pane stays usable, the tabs shorten instead of
+# vanishing, key hints are whole, a consent taller than the screen scrolls,
+# and only below 60x15 the "too small" notice is shown.
+. "$TOP_SRCDIR/tests/lib.sh"
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+make_world
+SOCK="$WORLD/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; stop_httpsd; rm -rf "$WORLD"' EXIT
+FIX="$TOP_SRCDIR/tests/fixtures"
+set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
+VER=$1 SHA=$2 SIZE=$3
+start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
+URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
+BOX="$WORLD/box"
+mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward" "$WORLD/ws"
+write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
+printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
+export PYWARD_DATADIR="$WORLD/data"
+plan 30
+
+WAIT_SECONDS=20
+start() {
+	S=$1
+	T -f /dev/null new-session -d -s "$S" -x "${2:-60}" -y "${3:-15}" \
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' '$PYWARD' --box-root '$BOX' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
+}
+keys() { T send-keys -t "$S" "$@"; }
+row() { printf '%s\n' "$SCREEN" | sed -n "$1p"; }
+
+
+# ---- nothing installed, 60x15
+start small
+ok "the screen draws at 60x15" wait_for "q quit"
+ok "the runtime's state arrives" wait_for "not provisioned"
+like "$(row 1)" "^ 1 Runtime +2 +3 +4 +5 +6 *$" "the tabs shorten to numbers; the current pane keeps its name"
+like "$SCREEN" "press i to install it" "the install hint is there"
+like "$SCREEN" "one time\)" "and whole, wrapped below the state instead of cut"
+like "$(row 14)" "^╚═+╝$" "the frame ends above the hint line"
+unlike "$(row 15)" "x re|x remo|r ref" "no key hint is cut in the middle"
+like "$(row 15)" "\? help +q quit" "the global keys stay"
+
+keys i
+ok "i opens the consent dialog" wait_for "Install the managed Python runtime?"
+ok "a consent taller than the screen says it scrolls" wait_re "lines 1-[0-9]+ of [0-9]+, Up/Down scroll"
+ok "the buttons stay on screen" wait_for "[ Cancel ]"
+keys Down Down Down Down Down Down Down Down Down Down
+ok "Down scrolls the consent to its end" wait_re "lines [0-9]+-([0-9]+) of \1,"
+like "$SCREEN" "into: +$BOX/runtime/python" "the destination is readable after scrolling"
+keys Enter
+ok "declining still works" wait_for "consent was not given"
+ok "nothing was installed" test ! -e "$BOX/runtime/python/current"
+
+# ---- the other panes at 60x15
+keys 3
+ok "Environments: the table's headers" wait_for "PATH"
+like "$(row 1)" "^ 1 +2 +3 Environments +4 +5 +6 *$" "the current tab is named"
+unlike "$(row 15)" " d  | d$|u unin |r re" "its hints are whole items"
+keys 5
+ok "History lists the declined install" wait_for "runtime.install"
+keys 6
+ok "Python: the header fits" wait_for "not started"
+unlike "$SCREEN" "Python \\?" "no 'Python ?' for an interpreter not yet asked"
+T send-keys -t "$S" F1
+ok "the help opens at 60x15" wait_for "Keys (pyward"
+T send-keys -t "$S" Escape
+wait_for ">>>" >/dev/null
+
+# ---- installed, the Runtime pane keeps verify on a short screen
+T send-keys -t "$S" F10
+wait_for "EXITED" >/dev/null
+run --box-root "$BOX" -C "$WORLD/ws" runtime install -y
+[ -e "$BOX/runtime/python/current" ] || diag "$ERR"
+ok "a runtime is installed from the CLI" test -e "$BOX/runtime/python/current"
+start second
+ok "installed, at 60x15" wait_for "installed"
+like "$SCREEN" "Verify: +never run" "the Verify line is shown on a short screen"
+like "$(row 14)" "^╚═+╝$" "and the frame is not overdrawn"
+keys 6
+ok "Python pane with the runtime" wait_for "Session "
+like "$(row 4)" "Python +(Python [0-9.]+ +)?[^ ]*/python" "its header names the interpreter before the first cell"
+unlike "$(row 4)" "Python +Python \\?" "not as 'Python  Python ?'"
+keys F10
+wait_for "EXITED" >/dev/null
+start third
+
+# ---- below 60x15 the notice
+T resize-window -t "$S" -x 50 -y 12
+ok "below 60x15 a clear notice" wait_for "terminal too small (need 60x15)"
