@@ -130,6 +130,30 @@ static const char *const migrations[] = {
 	/* The newest operation of a kind (the last verify, the last install)
 	 * without scanning the whole history. */
 	[3] = "CREATE INDEX operations_kind ON operations(kind, started_at);",
+	/* What each operation did to an environment's packages (pkgdb.c),
+	 * the operation an undo reverses, a one-line account of what an
+	 * operation did (a prune's count), and an index per filter the
+	 * history offers, so a filter that matches nothing is an index probe,
+	 * not a scan of every operation. */
+	[4] =
+	"CREATE TABLE package_changes ("
+	" id INTEGER PRIMARY KEY,"
+	" operation_id INTEGER NOT NULL REFERENCES operations(id) ON DELETE CASCADE,"
+	" env TEXT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" display_name TEXT NOT NULL,"
+	" action TEXT NOT NULL,"
+	" old_version TEXT,"
+	" new_version TEXT,"
+	" installer TEXT,"
+	" source TEXT);"
+	"CREATE INDEX package_changes_operation ON package_changes(operation_id);"
+	"CREATE INDEX package_changes_name ON package_changes(name, operation_id);"
+	"ALTER TABLE operations ADD COLUMN undo_of INTEGER REFERENCES operations(id) ON DELETE SET NULL;"
+	"ALTER TABLE operations ADD COLUMN note TEXT;"
+	/* ON DELETE SET NULL looks undo_of up for every deleted operation. */
+	"CREATE INDEX operations_undo_of ON operations(undo_of);"
+	"CREATE INDEX operations_outcome ON operations(outcome, started_at);",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == PW_CATALOG_SCHEMA_VERSION + 1,
@@ -147,13 +171,39 @@ static const char *const read_only_shims[] = {
 	" workspace TEXT NOT NULL, log_path TEXT NOT NULL, budget_s REAL, user TEXT NOT NULL,"
 	" uid INTEGER NOT NULL, host TEXT NOT NULL, pid INTEGER, proc_start INTEGER,"
 	" started_at TEXT NOT NULL, finished_at TEXT, outcome TEXT, exit_status INTEGER,"
-	" stop_reason TEXT, cancel_requested_at TEXT, cancelled_by TEXT);"
-	"CREATE TEMP VIEW operations AS SELECT *, NULL AS job_id FROM main.operations;",
+	" stop_reason TEXT, cancel_requested_at TEXT, cancelled_by TEXT);",
 	[3] = NULL, /* an index: an old file is only slower to search */
+	[4] =
+	"CREATE TEMP TABLE package_changes ("
+	" id INTEGER PRIMARY KEY, operation_id INTEGER NOT NULL, env TEXT NOT NULL, name TEXT NOT NULL,"
+	" display_name TEXT NOT NULL, action TEXT NOT NULL, old_version TEXT, new_version TEXT,"
+	" installer TEXT, source TEXT);",
 };
 
 _Static_assert(sizeof read_only_shims / sizeof read_only_shims[0] == PW_CATALOG_SCHEMA_VERSION + 1,
 	       "one read-only shim per schema version");
+
+/* Columns later steps added to operations. An older file read read-only
+ * gets one TEMP view of operations naming all of them (NULL where the
+ * file has none): views of views would need one name per step. */
+static const struct { int version; const char *column; } added_op_columns[] = {
+	{ 2, "job_id" }, { 4, "undo_of" }, { 4, "note" },
+};
+
+static char *operations_shim(int version)
+{
+	char *cols = xstrdup("");
+	for (size_t i = 0; i < sizeof added_op_columns / sizeof added_op_columns[0]; i++) {
+		if (added_op_columns[i].version <= version)
+			continue;
+		char *next = xasprintf("%s, NULL AS %s", cols, added_op_columns[i].column);
+		free(cols);
+		cols = next;
+	}
+	char *sql = *cols ? xasprintf("CREATE TEMP VIEW operations AS SELECT *%s FROM main.operations", cols) : NULL;
+	free(cols);
+	return sql;
+}
 
 /* An operation begun through this handle, so finish can use the monotonic clock. */
 typedef struct open_op {
@@ -548,6 +598,10 @@ static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
 		for (int v = (int)s.version + 1; v <= PW_CATALOG_SCHEMA_VERSION && !e; v++)
 			if (read_only_shims[v])
 				e = exec(c, read_only_shims[v], N_("reading a catalog of an older schema"));
+		char *view = operations_shim((int)s.version);
+		if (!e && view)
+			e = exec(c, view, N_("reading a catalog of an older schema"));
+		free(view);
 		return e;
 	}
 	e = migrate(c, (int)s.version);
@@ -692,7 +746,7 @@ static int64_t recall(const pw_catalog *c, int64_t id)
 
 static const char SQL_OP_INSERT[] =
 	"INSERT INTO operations (kind, target, args, started_at, user, uid, host, pid,"
-	" pyward_version, job_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+	" pyward_version, job_id, undo_of) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 {
@@ -730,6 +784,8 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 		bind_text(&b, 9, PACKAGE_VERSION);
 		if (op->job_id > 0)
 			bind_int(&b, 10, op->job_id);
+		if (op->undo_of > 0)
+			bind_int(&b, 11, op->undo_of);
 		e = bound(c, &b);
 	}
 	if (!e)
@@ -930,28 +986,7 @@ pw_err *pw_catalog_attempt_add(pw_catalog *c, pw_attempt_rec *a)
 #define OP_COLUMNS \
 	"o.id, o.kind, o.target, o.args, o.started_at, o.finished_at, o.outcome," \
 	" o.stop_reason, o.user, o.uid, o.host, o.pid, o.pyward_version, o.duration_ms," \
-	" (SELECT count(*) FROM attempts a WHERE a.operation_id = o.id)"
-
-/* Stored outcomes are filtered here; a filter for a derived one ("running",
- * "interrupted") lets every unfinished row through, to be judged in C. */
-#define SQL_OPS_QUERY_TAIL \
-	" AND (?2 IS NULL OR substr(o.kind, 1, length(?2)) = ?2)" \
-	" AND (?3 IS NULL OR instr(o.target, ?3) > 0)" \
-	" AND (?4 IS NULL OR o.outcome = ?4" \
-	"  OR (o.outcome IS NULL AND ?4 IN ('" PW_OUTCOME_RUNNING "', '" PW_OUTCOME_INTERRUPTED "')))" \
-	" AND (?5 IS NULL OR o.started_at >= ?5)" \
-	" AND (?6 IS NULL OR o.started_at < ?6 OR (o.started_at = ?6 AND o.id < ?7))" \
-	" AND (?8 IS NULL OR instr(o.kind, ?8) > 0 OR instr(o.target, ?8) > 0" \
-	"  OR instr(o.user, ?8) > 0 OR instr(o.outcome, ?8) > 0)" \
-	" ORDER BY o.started_at DESC, o.id DESC"
-
-static const char SQL_OPS_QUERY[] =
-	"SELECT " OP_COLUMNS " FROM operations o WHERE (?1 IS NULL OR o.kind = ?1)" SQL_OPS_QUERY_TAIL;
-/* With a kind, a plain equality lets SQLite walk operations_kind (kind,
- * started_at) instead of every operation newest first: "the last verify"
- * among 100,000 operations is then one index probe. */
-static const char SQL_OPS_QUERY_KIND[] =
-	"SELECT " OP_COLUMNS " FROM operations o WHERE o.kind = ?1" SQL_OPS_QUERY_TAIL;
+	" (SELECT count(*) FROM attempts a WHERE a.operation_id = o.id), o.undo_of, o.note"
 
 static const char SQL_OP_GET[] = "SELECT " OP_COLUMNS " FROM operations o WHERE o.id = ?1";
 
@@ -987,6 +1022,8 @@ static void read_op(const pw_catalog *c, sqlite3_stmt *st, pw_op_rec *r)
 	r->pyward_version = col_str0(st, 12);
 	r->duration_ms = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	r->attempt_count = sqlite3_column_int(st, 14);
+	r->undo_of = sqlite3_column_int64(st, 15);
+	r->note = col_str(st, 16);
 	if (!r->outcome)
 		r->outcome = xstrdup(derive_outcome(c, r->host, r->pid, r->started_at));
 }
@@ -1014,37 +1051,139 @@ static void *grow(void *items, size_t count, size_t *cap, size_t size)
 	return xrealloc(items, *cap * size);
 }
 
-/* Stored times all end in 'Z'; a since with one would sort after the same
- * instant written with more digits ("08:00Z" > "08:00:00.000Z"), so drop it. */
-static void bind_since(binder *b, const char *since)
+/* ---------------------------------------------------------------- the history's query */
+
+/* A query over operations built from only the filters given: SQLite plans
+ * "o.outcome = ?" onto its index, where "(?4 IS NULL OR o.outcome = ?4)"
+ * would read every operation to find that none matched. */
+#define QUERY_PARAMS 12
+
+typedef struct qparam {
+	const char *text;
+	int len;              /* -1: to the NUL */
+	int64_t num;
+	bool is_num;
+} qparam;
+
+typedef struct op_query {
+	char *sql;
+	qparam p[QUERY_PARAMS];
+	int n;
+	char *owned;          /* a normalized package name bound as text */
+} op_query;
+
+static void q_where(op_query *q, const char *clause)
 {
-	size_t n = since ? strlen(since) : 0;
-	if (n && since[n - 1] == 'Z')
-		n--;
-	if (n == 0)
-		bind_text(b, 5, NULL);
-	else if (b->rc == SQLITE_OK)
-		b->rc = sqlite3_bind_text(b->st, 5, since, (int)n, SQLITE_STATIC);
+	char *next = xasprintf("%s AND %s", q->sql, clause);
+	free(q->sql);
+	q->sql = next;
 }
 
-static void bind_filter(binder *b, const pw_op_filter *f)
+static void q_text(op_query *q, const char *s, int len)
 {
-	const char *kind = f->kind && *f->kind ? f->kind : NULL;
-	size_t n = kind ? strlen(kind) : 0;
-	if (kind && kind[n - 1] == '*') {
-		if (b->rc == SQLITE_OK)
-			b->rc = sqlite3_bind_text(b->st, 2, kind, (int)n - 1, SQLITE_STATIC);
-	} else if (kind && kind[n - 1] == '.') {
-		bind_text(b, 2, kind);
-	} else {
-		bind_text(b, 1, kind);
+	if (q->n < QUERY_PARAMS)
+		q->p[q->n++] = (qparam){ s, len, 0, false };
+}
+
+static void q_num(op_query *q, int64_t v)
+{
+	if (q->n < QUERY_PARAMS)
+		q->p[q->n++] = (qparam){ NULL, 0, v, true };
+}
+
+static const char *given(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static bool derived_outcome(const char *o)
+{
+	return strcmp(o, PW_OUTCOME_RUNNING) == 0 || strcmp(o, PW_OUTCOME_INTERRUPTED) == 0;
+}
+
+/* Stored times all end in 'Z'; a since with one would sort after the same
+ * instant written with more digits ("08:00Z" > "08:00:00.000Z"), so drop it. */
+static int since_len(const char *since)
+{
+	size_t n = strlen(since);
+	return (int)(n && since[n - 1] == 'Z' ? n - 1 : n);
+}
+
+static char *package_key(const char *name)
+{
+	char *k = xmalloc(strlen(name) + 1), *o = k;
+	bool sep = false;
+	for (const char *p = name; *p; p++) {
+		if (*p == '-' || *p == '_' || *p == '.') {
+			sep = true;
+			continue;
+		}
+		if (sep && o > k)
+			*o++ = '-';
+		sep = false;
+		*o++ = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
 	}
-	bind_text(b, 3, f->target && *f->target ? f->target : NULL);
-	bind_text(b, 4, f->outcome && *f->outcome ? f->outcome : NULL);
-	bind_since(b, f->since);
-	bind_text(b, 6, f->before_started && *f->before_started ? f->before_started : NULL);
-	bind_int(b, 7, f->before_id);
-	bind_text(b, 8, f->text && *f->text ? f->text : NULL);
+	*o = '\0';
+	return k;
+}
+
+static void build_query(const pw_op_filter *f, op_query *q)
+{
+	memset(q, 0, sizeof *q);
+	q->sql = xstrdup("SELECT " OP_COLUMNS " FROM operations o WHERE 1");
+	const char *kind = given(f->kind);
+	size_t kn = kind ? strlen(kind) : 0;
+	if (kind && (kind[kn - 1] == '*' || kind[kn - 1] == '.')) {
+		q_where(q, "substr(o.kind, 1, ?) = ?");
+		int len = (int)(kind[kn - 1] == '*' ? kn - 1 : kn);
+		q_num(q, len);
+		q_text(q, kind, len);
+	} else if (kind) {
+		q_where(q, "o.kind = ?");
+		q_text(q, kind, -1);
+	}
+	if (given(f->target)) {
+		q_where(q, "instr(o.target, ?) > 0");
+		q_text(q, f->target, -1);
+	}
+	/* A derived outcome ("running", "interrupted") lets every unfinished
+	 * row through, to be judged in C. */
+	if (given(f->outcome) && derived_outcome(f->outcome)) {
+		q_where(q, "o.outcome IS NULL");
+	} else if (given(f->outcome)) {
+		q_where(q, "o.outcome = ?");
+		q_text(q, f->outcome, -1);
+	}
+	if (given(f->since) && since_len(f->since) > 0) {
+		q_where(q, "o.started_at >= ?");
+		q_text(q, f->since, since_len(f->since));
+	}
+	if (given(f->before_started)) {
+		q_where(q, "(o.started_at, o.id) < (?, ?)");
+		q_text(q, f->before_started, -1);
+		q_num(q, f->before_id);
+	}
+	if (given(f->text)) {
+		q_where(q, "(instr(o.kind, ?) > 0 OR instr(o.target, ?) > 0 OR instr(o.user, ?) > 0"
+			   " OR instr(o.outcome, ?) > 0)");
+		for (int i = 0; i < 4; i++)
+			q_text(q, f->text, -1);
+	}
+	if (given(f->package)) {
+		q->owned = package_key(f->package);
+		q_where(q, "o.id IN (SELECT operation_id FROM package_changes WHERE name = ?)");
+		q_text(q, q->owned, -1);
+	}
+	char *full = xasprintf("%s ORDER BY o.started_at DESC, o.id DESC", q->sql);
+	free(q->sql);
+	q->sql = full;
+}
+
+static void op_query_clear(op_query *q)
+{
+	free(q->sql);
+	free(q->owned);
+	memset(q, 0, sizeof *q);
 }
 
 /* Step through the rows, newest first, keeping those whose outcome (stored
@@ -1080,6 +1219,46 @@ static int query_cancelled(void *ud)
 
 #define QUERY_CHECK_EVERY 1000
 
+static void bind_query(binder *b, const op_query *q)
+{
+	for (int i = 0; i < q->n && b->rc == SQLITE_OK; i++) {
+		const qparam *p = &q->p[i];
+		if (p->is_num)
+			b->rc = sqlite3_bind_int64(b->st, i + 1, p->num);
+		else
+			b->rc = sqlite3_bind_text(b->st, i + 1, p->text, p->len, SQLITE_STATIC);
+	}
+}
+
+/* A kind prefix ("runtime.") is matched while walking the time index, which
+ * is quick when such operations are common and a scan of everything when
+ * there are none: one probe of the kind index says which. */
+static pw_err *prefix_absent(pw_catalog *c, const pw_op_filter *f, bool *absent)
+{
+	*absent = false;
+	const char *kind = given(f->kind);
+	size_t kn = kind ? strlen(kind) : 0;
+	if (!kind || (kind[kn - 1] != '*' && kind[kn - 1] != '.'))
+		return NULL;
+	int len = (int)(kind[kn - 1] == '*' ? kn - 1 : kn);
+	sqlite3_stmt *st;
+	bool row = false;
+	pw_err *e = prep(c, "SELECT 1 FROM operations WHERE kind >= ?1 AND substr(kind, 1, ?2) = ?1"
+			    " ORDER BY kind LIMIT 1", &st);
+	if (!e) {
+		binder b = { st, SQLITE_OK };
+		if (b.rc == SQLITE_OK)
+			b.rc = sqlite3_bind_text(st, 1, kind, len, SQLITE_STATIC);
+		bind_int(&b, 2, len);
+		e = bound(c, &b);
+	}
+	if (!e)
+		e = step(c, st, &row, N_("reading operations"));
+	sqlite3_finalize(st);
+	*absent = !e && !row;
+	return e;
+}
+
 pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *out)
 {
 	static const pw_op_filter none = { 0 };
@@ -1088,13 +1267,17 @@ pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *o
 		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
 	if (!f)
 		f = &none;
+	bool absent = false;
+	pw_err *e = prefix_absent(c, f, &absent);
+	if (e || absent)
+		return e;
+	op_query q;
+	build_query(f, &q);
 	sqlite3_stmt *st;
-	size_t kn = f->kind ? strlen(f->kind) : 0;
-	bool exact_kind = kn > 0 && f->kind[kn - 1] != '*' && f->kind[kn - 1] != '.';
-	pw_err *e = prep(c, exact_kind ? SQL_OPS_QUERY_KIND : SQL_OPS_QUERY, &st);
+	e = prep(c, q.sql, &st);
 	if (!e) {
 		binder b = { st, SQLITE_OK };
-		bind_filter(&b, f);
+		bind_query(&b, &q);
 		e = bound(c, &b);
 	}
 	if (f->cancel) /* the token is only read; SQLite's callback takes void * */
@@ -1102,6 +1285,7 @@ pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *o
 	if (!e)
 		e = collect_ops(c, st, f, out);
 	sqlite3_finalize(st);
+	op_query_clear(&q);
 	if (f->cancel) {
 		sqlite3_progress_handler(c->db, 0, NULL, NULL);
 		if (pw_cancel_raised(f->cancel)) {
@@ -1195,6 +1379,7 @@ void pw_op_rec_clear(pw_op_rec *r)
 	free(r->user);
 	free(r->host);
 	free(r->pyward_version);
+	free(r->note);
 	memset(r, 0, sizeof *r);
 }
 

@@ -22,7 +22,7 @@
 
 typedef struct pw_catalog pw_catalog;
 
-#define PW_CATALOG_SCHEMA_VERSION 3
+#define PW_CATALOG_SCHEMA_VERSION 4
 
 typedef enum pw_catalog_mode {
 	PW_CATALOG_READ_ONLY,  /* never creates or migrates; missing file = empty history */
@@ -51,6 +51,7 @@ typedef struct pw_op_start {
 	const char *args;    /* the command line, as text */
 	const pw_actor *actor; /* NULL: pw_catalog_actor_current() */
 	int64_t job_id;      /* the background job running it (jobs.h); 0: none */
+	int64_t undo_of;     /* the operation it reverses (history undo); 0: none */
 } pw_op_start;
 
 /* Outcomes written by pw_catalog_op_finish. "running" and "interrupted" are
@@ -100,6 +101,8 @@ typedef struct pw_op_rec {
 	char *pyward_version;
 	int64_t duration_ms;   /* -1 when not finished */
 	int attempt_count;
+	int64_t undo_of;       /* the operation this one undid; 0: none */
+	char *note;            /* what it did, in one line (a prune's count); may be NULL */
 } pw_op_rec;
 
 typedef struct pw_op_filter {
@@ -112,6 +115,7 @@ typedef struct pw_op_filter {
 	const char *before_started;
 	int64_t before_id;
 	const char *text;      /* substring of kind, target, user or stored outcome */
+	const char *package;   /* operations that changed this package (any spelling) */
 	int limit;             /* 0 = default 50; negative = no limit */
 	/* When raised, the query stops where it is with PW_ERR_CANCELLED (a
 	 * filter over a large history that a newer one replaced). */
