@@ -12,6 +12,7 @@
 #include "i18n.h"
 #include "pins.h"
 #include "pip.h"
+#include "pkgdb.h"
 #include "runner.h"
 #include "runtime.h"
 #include "xalloc.h"
@@ -417,10 +418,17 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 	/* What the baseline adds goes into the runtime's manifest, so verify checks it. */
 	if (!e)
 		e = pw_runtime_snapshot(cli->box_root, &before);
+	pw_pkgwatch w = { 0 };
+	char *tree = e ? NULL : xasprintf("%s/runtime/python/current", cli->box_root);
+	if (tree)
+		pw_err_free(pw_pkgwatch_begin(&w, tree));
 	if (!e)
 		e = runtime_pip(python, &ce, pw_clock_deadline_after(120));
 	if (!e)
 		e = baseline_pip(cli, a, python, reqs, &ce, cat, op, &res);
+	if (tree)
+		pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
+	free(tree);
 	if (!e)
 		e = pw_runtime_record_changes(cli->box_root, cat, &before, &changes);
 	pw_manifest_clear(&before);

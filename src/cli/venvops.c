@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "i18n.h"
+#include "pkgdb.h"
 #include "runtime.h"
 #include "xalloc.h"
 
@@ -140,6 +141,12 @@ pw_err *pw_cli_venv_create(pw_cli *cli, const pw_create_request *rq, pw_catalog 
 				  .cancel = rq->cancel, .events = rq->events };
 	if (!e)
 		e = pw_venv_create(&o, &c->r);
+	/* A new environment starts from nothing: what the seed put in is its
+	 * first package change. */
+	if (!e && !c->r.existed) {
+		pw_pkgwatch w = { .env = xstrdup(rq->target), .armed = true };
+		pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
+	}
 	pw_cli_op_end(cat, op, e);
 	c->path = xstrdup(rq->target);
 	free(managed);
@@ -186,7 +193,12 @@ pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, con
 		.cancel = job->cancel, .events = job->events,
 		.on_line = job->on_line, .line_ud = job->line_ud, .catalog = cat, .operation_id = op,
 	};
+	/* What pip changed, read from the dist-info folders before and after
+	 * (recorded even when pip failed half way: that is what happened). */
+	pw_pkgwatch w;
+	pw_err_free(pw_pkgwatch_begin(&w, venv));
 	pw_err *e = pw_pip_run(&rq, res);
+	pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
 	pw_cli_list_free(mirrors);
 	free(python);
 	return e;

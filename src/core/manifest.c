@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -191,7 +192,21 @@ static void add_diff(pw_manifest_diffs *d, size_t *cap, pw_manifest_diff_kind ki
 	}
 	d->items[d->count].kind = kind;
 	d->items[d->count].path = xstrdup(path);
+	snprintf(d->items[d->count].rpm_flags, sizeof d->items[d->count].rpm_flags, "?????????");
 	d->count++;
+}
+
+/* SM5DLUGTP: what was recorded is compared, the rest is not known. */
+static void rpm_flags(const pw_manifest_entry *was, const pw_manifest_entry *now, char out[10])
+{
+	bool link = S_ISLNK(was->mode) && S_ISLNK(now->mode);
+	bool digest = strcmp(was->sha256, now->sha256) != 0;
+	out[0] = was->size != now->size ? 'S' : '.';
+	out[1] = (was->mode & (S_IFMT | 07777)) != (now->mode & (S_IFMT | 07777)) ? 'M' : '.';
+	out[2] = !link && digest ? '5' : '.';
+	out[3] = '.';
+	out[4] = link && digest ? 'L' : '.';
+	memcpy(out + 5, "????", 5);
 }
 
 /* Content first: a file whose bytes changed is "modified" even if its mode
@@ -240,8 +255,10 @@ static void merge(const pw_manifest_entry **was, size_t nwas, const pw_manifest 
 		else if (c > 0)
 			add_diff(out, &cap, PW_DIFF_UNEXPECTED, now->items[j++].path);
 		else {
-			if (differs(was[i], &now->items[j], &kind))
+			if (differs(was[i], &now->items[j], &kind)) {
 				add_diff(out, &cap, kind, now->items[j].path);
+				rpm_flags(was[i], &now->items[j], out->items[out->count - 1].rpm_flags);
+			}
 			i++;
 			j++;
 		}

@@ -38,6 +38,10 @@ typedef enum pw_manifest_diff_kind {
 typedef struct pw_manifest_diff {
 	pw_manifest_diff_kind kind;
 	char *path;
+	/* rpm -V's nine columns for a file on both sides: S size, M mode
+	 * (type and permissions), 5 digest, L link target, '.' passed, '?'
+	 * not recorded (device, owner, group, time, capabilities). */
+	char rpm_flags[10];
 } pw_manifest_diff;
 
 typedef struct pw_manifest_diffs {

@@ -976,10 +976,17 @@ static bool is_bytecode_cache(const char *path)
 	       (strncmp(path, "__pycache__/", 12) == 0 || strstr(path, "/__pycache__/") != NULL);
 }
 
-static void add_line(pw_runtime_verify_result *r, const char *kind, const char *path)
+/* rpm -V's line: nine flags, two spaces, the attribute marker (none), a
+ * space, the path; "missing" in place of the flags. Unexpected files, which
+ * rpm -V does not look for, get a word of their own. */
+static void add_line(pw_runtime_verify_result *r, const pw_manifest_diff *d, const char *root)
 {
 	r->lines = xrealloc(r->lines, (r->line_count + 1) * sizeof *r->lines);
-	r->lines[r->line_count++] = xasprintf("%-10s %s", kind, path);
+	r->rpm_lines = xrealloc(r->rpm_lines, (r->line_count + 1) * sizeof *r->rpm_lines);
+	r->rpm_lines[r->line_count] = d->kind == PW_DIFF_MISSING ? xasprintf("missing     %s/%s", root, d->path)
+		: d->kind == PW_DIFF_UNEXPECTED ? xasprintf("unexpected  %s/%s", root, d->path)
+		: xasprintf("%s    %s/%s", d->rpm_flags, root, d->path);
+	r->lines[r->line_count++] = xasprintf("%-10s %s", pw_manifest_diff_name(d->kind), d->path);
 }
 
 pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_verify_result *r)
@@ -1005,7 +1012,7 @@ pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_veri
 		}
 		*(k == PW_DIFF_MODIFIED ? &r->modified : k == PW_DIFF_MODE ? &r->mode
 			: k == PW_DIFF_MISSING ? &r->missing : &r->unexpected) += 1;
-		add_line(r, pw_manifest_diff_name(k), d.items[i].path);
+		add_line(r, &d.items[i], root);
 	}
 	pw_manifest_diffs_clear(&d);
 	pw_manifest_clear(&m);
@@ -1015,9 +1022,12 @@ pw_err *pw_runtime_verify(const char *box_root, pw_catalog *cat, pw_runtime_veri
 
 void pw_runtime_verify_result_clear(pw_runtime_verify_result *r)
 {
-	for (size_t i = 0; i < r->line_count; i++)
+	for (size_t i = 0; i < r->line_count; i++) {
 		free(r->lines[i]);
+		free(r->rpm_lines ? r->rpm_lines[i] : NULL);
+	}
 	free(r->lines);
+	free(r->rpm_lines);
 	memset(r, 0, sizeof *r);
 }
 

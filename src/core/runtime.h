@@ -93,6 +93,7 @@ typedef struct pw_runtime_verify_result {
 	size_t caches_ignored; /* new bytecode caches: not reported */
 	char **lines; /* "modified lib/python3.12/os.py" … */
 	size_t line_count;
+	char **rpm_lines; /* the same differences as rpm -V prints them, with absolute paths */
 } pw_runtime_verify_result;
 
 /* Re-hash the current install against the manifest recorded at install

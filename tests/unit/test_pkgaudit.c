@@ -1,0 +1,273 @@
+/* Unit tests: dist-info reading, package differences, PEP 440 order,
+ * RECORD lines and checks, and package changes in a real catalog file. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "distinfo.h"
+#include "pkgdb.h"
+#include "pkgdiff.h"
+#include "recordcheck.h"
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_version_order(void **state)
+{
+	(void)state;
+	static const char *const ascending[] = {
+		"0.9", "1.0.dev1", "1.0a1", "1.0a2.dev0", "1.0a2", "1.0b1", "1.0rc1", "1.0", "1.0+local",
+		"1.0.post1", "1.0.1", "1.1", "1.10", "2!0.1",
+	};
+	size_t n = sizeof ascending / sizeof ascending[0];
+	for (size_t i = 0; i + 1 < n; i++) {
+		assert_true(pw_version_cmp(ascending[i], ascending[i + 1]) < 0);
+		assert_true(pw_version_cmp(ascending[i + 1], ascending[i]) > 0);
+	}
+	assert_int_equal(pw_version_cmp("1.0", "1.0.0"), 0);
+	assert_int_equal(pw_version_cmp("1.0c1", "1.0rc1"), 0);
+	assert_int_equal(pw_version_cmp("1.0-1", "1.0.post1"), 0);
+	assert_true(pw_version_cmp("banana", "1.0") < 0); /* not PEP 440: before those that are */
+}
+
+static void test_key(void **state)
+{
+	(void)state;
+	char *k = pw_dist_key("Foo__Bar.-baz");
+	assert_string_equal(k, "foo-bar-baz");
+	free(k);
+}
+
+/* site/NAME-VERSION.dist-info with METADATA (and INSTALLER, direct_url.json when given). */
+static void make_dist(const char *site, const char *name, const char *version, const char *installer,
+		      const char *direct_url)
+{
+	char dir[PATH_MAX], text[512];
+	tl_textf(dir, sizeof dir, "%s/%s-%s.dist-info", site, name, version);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	tl_textf(text, sizeof text, "Metadata-Version: 2.1\nName: %s\nVersion: %s\n\nName: not-this\n", name, version);
+	tl_write_text(tl_path(dir, "METADATA"), text);
+	tl_write_text(tl_path(dir, "RECORD"), "");
+	if (installer)
+		tl_write_text(tl_path(dir, "INSTALLER"), installer);
+	if (direct_url)
+		tl_write_text(tl_path(dir, "direct_url.json"), direct_url);
+}
+
+static void make_env(char *root, size_t n, char *site, size_t sn)
+{
+	assert_int_equal(tl_make_temp_dir(root, n, "pkgaudit"), 0);
+	tl_textf(site, sn, "%s/lib", root);
+	assert_int_equal(mkdir(site, 0755), 0);
+	tl_textf(site, sn, "%s/lib/python3.11", root);
+	assert_int_equal(mkdir(site, 0755), 0);
+	tl_textf(site, sn, "%s/lib/python3.11/site-packages", root);
+	assert_int_equal(mkdir(site, 0755), 0);
+}
+
+static void test_read_and_diff(void **state)
+{
+	(void)state;
+	char root[PATH_MAX], site[PATH_MAX], dir[PATH_MAX];
+	make_env(root, sizeof root, site, sizeof site);
+	make_dist(site, "Alpha_Pkg", "1.0", "pip\n", NULL);
+	make_dist(site, "beta", "2.0", "pip", "{\"url\": \"file:///src/beta\", \"dir_info\": {\"editable\": true}}");
+	make_dist(site, "gamma", "3.0", NULL, NULL);
+	make_dist(site, "same", "1.0", "pip", NULL);
+	tl_textf(dir, sizeof dir, "%s/broken-1.0.dist-info", site);
+	assert_int_equal(mkdir(dir, 0755), 0); /* no METADATA: skipped */
+
+	pw_distset before = { 0 }, after = { 0 };
+	assert_null(pw_distinfo_read(root, &before));
+	assert_int_equal(before.count, 4);
+	const pw_dist *a = pw_distset_find(&before, "alpha-pkg");
+	assert_non_null(a);
+	assert_string_equal(a->name, "Alpha_Pkg");
+	assert_string_equal(a->installer, "pip");
+	const pw_dist *b = pw_distset_find(&before, "BETA");
+	assert_string_equal(b->source, "editable file:///src/beta");
+	assert_null(pw_distset_find(&before, "broken"));
+
+	/* upgrade alpha, downgrade beta, remove gamma, install delta, reinstall same */
+	tl_remove_tree(tl_path(site, "Alpha_Pkg-1.0.dist-info"));
+	make_dist(site, "Alpha_Pkg", "1.1", "pip", NULL);
+	tl_remove_tree(tl_path(site, "beta-2.0.dist-info"));
+	make_dist(site, "beta", "1.9", "pip", NULL);
+	tl_remove_tree(tl_path(site, "gamma-3.0.dist-info"));
+	make_dist(site, "delta", "0.1", "pip", NULL);
+	tl_remove_tree(tl_path(site, "same-1.0.dist-info"));
+	make_dist(site, "same", "1.0", "pip", NULL);
+	assert_null(pw_distinfo_read(root, &after));
+
+	pw_pkg_changes ch = { 0 };
+	pw_pkgdiff(&before, &after, &ch);
+	assert_int_equal(ch.count, 5);
+	const char *expect[][3] = {
+		{ "upgraded", "1.0", "1.1" }, { "downgraded", "2.0", "1.9" }, { "installed", NULL, "0.1" },
+		{ "removed", "3.0", NULL }, { "reinstalled", "1.0", "1.0" },
+	};
+	for (size_t i = 0; i < ch.count; i++) {
+		assert_string_equal(pw_pkg_action_name(ch.items[i].action), expect[i][0]);
+		if (expect[i][1])
+			assert_string_equal(ch.items[i].old_version, expect[i][1]);
+		else
+			assert_null(ch.items[i].old_version);
+		if (expect[i][2])
+			assert_string_equal(ch.items[i].new_version, expect[i][2]);
+		else
+			assert_null(ch.items[i].new_version);
+	}
+
+	/* Recorded in a real catalog file and read back; the later-change query. */
+	pw_catalog *c = NULL;
+	assert_null(pw_catalog_open(tl_path(root, "catalog.sqlite3"), PW_CATALOG_READ_WRITE, &c));
+	pw_op_start os = { .kind = "venv.install", .target = root, .args = "test" };
+	int64_t op1 = 0, op2 = 0;
+	assert_null(pw_catalog_op_begin(c, &os, &op1));
+	assert_null(pw_pkgdb_record(c, op1, root, &ch));
+	assert_null(pw_catalog_op_finish(c, op1, PW_OUTCOME_OK, NULL));
+	assert_null(pw_catalog_op_begin(c, &os, &op2));
+	pw_pkg_changes later = { 0 };
+	pw_pkg_changes_add(&later, PW_PKG_UPGRADED, "ALPHA.pkg", "1.1", "1.2", "pip", NULL);
+	assert_null(pw_pkgdb_record(c, op2, root, &later));
+	assert_null(pw_catalog_op_finish(c, op2, PW_OUTCOME_OK, NULL));
+
+	char *env = NULL;
+	pw_pkg_changes back = { 0 };
+	assert_null(pw_pkgdb_changes(c, op1, &env, &back));
+	assert_string_equal(env, root);
+	assert_int_equal(back.count, 5);
+	int64_t *ids = NULL;
+	size_t nids = 0;
+	assert_null(pw_pkgdb_later(c, op1, root, &back, &ids, &nids));
+	assert_int_equal(nids, 1);
+	assert_int_equal(ids[0], op2);
+	free(ids);
+	assert_null(pw_pkgdb_later(c, op1, "/elsewhere", &back, &ids, &nids));
+	assert_int_equal(nids, 0);
+	free(ids);
+
+	pw_op_filter f = { .package = "alpha_pkg", .limit = -1 };
+	pw_op_list l = { 0 };
+	assert_null(pw_catalog_ops_query(c, &f, &l));
+	assert_int_equal(l.count, 2);
+	assert_int_equal(l.items[0].id, op2); /* newest first */
+	pw_op_list_clear(&l);
+	f.package = "nothing-like-it";
+	assert_null(pw_catalog_ops_query(c, &f, &l));
+	assert_int_equal(l.count, 0);
+	pw_catalog_close(&c);
+
+	/* A read-only reader of the same file sees the same. */
+	assert_null(pw_catalog_open(tl_path(root, "catalog.sqlite3"), PW_CATALOG_READ_ONLY, &c));
+	pw_pkg_changes ro = { 0 };
+	assert_null(pw_pkgdb_changes(c, op2, NULL, &ro));
+	assert_int_equal(ro.count, 1);
+	assert_string_equal(ro.items[0].name, "ALPHA.pkg");
+	pw_pkg_changes_clear(&ro);
+	pw_catalog_close(&c);
+
+	free(env);
+	pw_pkg_changes_clear(&back);
+	pw_pkg_changes_clear(&later);
+	pw_pkg_changes_clear(&ch);
+	pw_distset_clear(&before);
+	pw_distset_clear(&after);
+	tl_remove_tree(root);
+}
+
+static void test_record_line(void **state)
+{
+	(void)state;
+	pw_record_line l;
+	const char a[] = "pkg/__init__.py,sha256=abc,12\n";
+	assert_true(pw_record_parse_line(a, strlen(a), &l));
+	assert_string_equal(l.path, "pkg/__init__.py");
+	assert_string_equal(l.hash, "sha256=abc");
+	assert_int_equal(l.size, 12);
+	pw_record_line_clear(&l);
+	const char b[] = "\"odd, name.py\",,\r\n";
+	assert_true(pw_record_parse_line(b, strlen(b), &l));
+	assert_string_equal(l.path, "odd, name.py");
+	assert_string_equal(l.hash, "");
+	assert_int_equal(l.size, -1);
+	pw_record_line_clear(&l);
+	const char c[] = "x.py,sha256=abc,notanumber";
+	assert_false(pw_record_parse_line(c, strlen(c), &l));
+	assert_false(pw_record_parse_line("", 0, &l));
+}
+
+/* sha256 of "hello\n" as RECORD writes it */
+#define HELLO_HASH "sha256=WJG1tSLV3whtD_CxEPvZ0hu0_HFjrzTQgoai6Eb2vgM"
+
+static void test_record_check(void **state)
+{
+	(void)state;
+	char root[PATH_MAX], site[PATH_MAX], pkg[PATH_MAX], rec[2048];
+	make_env(root, sizeof root, site, sizeof site);
+	make_dist(site, "pkg", "1.0", "pip", NULL);
+	tl_textf(pkg, sizeof pkg, "%s/pkg", site);
+	assert_int_equal(mkdir(pkg, 0755), 0);
+	assert_int_equal(mkdir(tl_path(pkg, "__pycache__"), 0755), 0);
+	tl_write_text(tl_path(pkg, "a.py"), "hello\n");
+	tl_write_text(tl_path(pkg, "b.py"), "hello\n");
+	tl_write_text(tl_path(pkg, "c.py"), "hellO\n");
+	tl_write_text(tl_path(pkg, "stray.py"), "x");
+	tl_write_text(tl_path(pkg, "__pycache__/a.cpython-311.pyc"), "x");
+	tl_textf(rec, sizeof rec,
+		 "pkg/a.py," HELLO_HASH ",6\n"
+		 "pkg/b.py," HELLO_HASH ",7\n"
+		 "pkg/c.py," HELLO_HASH ",6\n"
+		 "pkg/gone.py," HELLO_HASH ",6\n"
+		 "pkg/nohash.py,,\n"
+		 "../../../../../../../../etc/passwd," HELLO_HASH ",6\n"
+		 "pkg-1.0.dist-info/METADATA,,\n"
+		 "pkg-1.0.dist-info/INSTALLER,,\n"
+		 "pkg-1.0.dist-info/RECORD,,\n");
+	tl_write_text(tl_path(pkg, "nohash.py"), "anything");
+	tl_write_text(tl_path(site, "pkg-1.0.dist-info/RECORD"), rec);
+
+	pw_rc_report r = { 0 };
+	assert_null(pw_record_check(root, &r));
+	assert_int_equal(r.count, 1);
+	const pw_rc_dist *d = &r.dists[0];
+	assert_int_equal(d->modified, 2);   /* b.py by size, c.py by digest */
+	assert_int_equal(d->missing, 1);    /* gone.py */
+	assert_int_equal(d->unexpected, 1); /* stray.py; the bytecode cache is not */
+	assert_int_equal(d->unchecked, 5);  /* nohash.py, METADATA, INSTALLER, RECORD, outside the env */
+	assert_int_equal(d->checked, 3);
+	for (size_t i = 0; i < d->count; i++) {
+		const pw_rc_file *f = &d->files[i];
+		if (strstr(f->path, "/pkg/b.py"))
+			assert_string_equal(f->rpm_flags, "S...?????");
+		if (strstr(f->path, "/pkg/c.py"))
+			assert_string_equal(f->rpm_flags, "..5.?????");
+		if (strstr(f->path, "stray"))
+			assert_int_equal(f->kind, PW_RC_UNEXPECTED);
+		if (strstr(f->path, "passwd"))
+			assert_int_equal(f->kind, PW_RC_UNCHECKED);
+	}
+	pw_rc_report_clear(&r);
+	tl_remove_tree(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_order),
+		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_read_and_diff),
+		cmocka_unit_test(test_record_line),
+		cmocka_unit_test(test_record_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
