@@ -1243,18 +1243,20 @@ static pw_err *prefix_absent(pw_catalog *c, const pw_op_filter *f, bool *absent)
 	int len = (int)(kind[kn - 1] == '*' ? kn - 1 : kn);
 	sqlite3_stmt *st;
 	bool row = false;
-	pw_err *e = prep(c, "SELECT 1 FROM operations WHERE kind >= ?1 AND substr(kind, 1, ?2) = ?1"
-			    " ORDER BY kind LIMIT 1", &st);
+	/* Every text with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF). */
+	char *upper = xasprintf("%.*s\xff", len, kind);
+	pw_err *e = prep(c, "SELECT 1 FROM operations WHERE kind >= ?1 AND kind < ?2 LIMIT 1", &st);
 	if (!e) {
 		binder b = { st, SQLITE_OK };
 		if (b.rc == SQLITE_OK)
 			b.rc = sqlite3_bind_text(st, 1, kind, len, SQLITE_STATIC);
-		bind_int(&b, 2, len);
+		bind_text(&b, 2, upper);
 		e = bound(c, &b);
 	}
 	if (!e)
 		e = step(c, st, &row, N_("reading operations"));
 	sqlite3_finalize(st);
+	free(upper);
 	*absent = !e && !row;
 	return e;
 }

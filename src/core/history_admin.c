@@ -1,0 +1,187 @@
+/* history export and prune, over pw_catalog_db(). */
+#include "config.h"
+
+#include "history_admin.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "pkgdb.h"
+#include "xalloc.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pw_err *db_error(sqlite3 *db, const char *what)
+{
+	int code = sqlite3_errcode(db);
+	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT
+		: code == SQLITE_INTERRUPT ? PW_ERR_CANCELLED : PW_ERR_IO;
+	return pw_err_new(pc, NULL, _("catalog: %s: %s"), _(what), sqlite3_errmsg(db));
+}
+
+/* Stored times end in 'Z'; "2026-12-01T08:00Z" must not sort after "…08:00:00.000Z". */
+static int date_len(const char *d)
+{
+	size_t n = strlen(d);
+	return (int)(n && d[n - 1] == 'Z' ? n - 1 : n);
+}
+
+/* ---------------------------------------------------------------- export */
+
+static int export_cancelled(void *ud)
+{
+	return pw_cancel_raised(ud) ? 1 : 0;
+}
+
+static pw_err *export_rows(pw_catalog *c, sqlite3_stmt *st, pw_export_fn fn, void *ud)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	pw_err *e = NULL;
+	int rc;
+	while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* pw_catalog_op_get gives the operation as history show reads it
+		 * (derived outcome included), with its attempts in order. */
+		pw_op_rec op;
+		pw_attempt_list att;
+		pw_pkg_changes ch = { 0 };
+		char *env = NULL;
+		e = pw_catalog_op_get(c, sqlite3_column_int64(st, 0), &op, &att);
+		if (e && pw_err_code(e) == PW_ERR_NOTFOUND) { /* pruned meanwhile: not in this state */
+			pw_err_clear(&e);
+			continue;
+		}
+		if (!e)
+			e = pw_pkgdb_changes(c, op.id, &env, &ch);
+		if (!e)
+			e = fn(&op, &att, env, &ch, ud);
+		pw_op_rec_clear(&op);
+		pw_attempt_list_clear(&att);
+		pw_pkg_changes_clear(&ch);
+		free(env);
+	}
+	if (!e && rc != SQLITE_DONE)
+		e = db_error(db, N_("exporting the history"));
+	return e;
+}
+
+pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *cancel, pw_export_fn fn, void *ud)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	if (!db)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
+	sqlite3_stmt *st = NULL;
+	/* The nested op_get's BEGIN would fail inside ours: it is read with
+	 * the statement open instead, which in WAL mode sees one snapshot
+	 * for as long as the statement runs. */
+	if (sqlite3_prepare_v2(db, "SELECT id FROM operations WHERE ?1 IS NULL OR started_at >= ?1"
+				   " ORDER BY started_at, id", -1, &st, NULL) != SQLITE_OK)
+		return db_error(db, N_("exporting the history"));
+	if (since && *since)
+		sqlite3_bind_text(st, 1, since, date_len(since), SQLITE_TRANSIENT);
+	if (cancel) /* only read; SQLite's callback takes void * */
+		sqlite3_progress_handler(db, 1000, export_cancelled, (void *)(uintptr_t)cancel);
+	pw_err *e = export_rows(c, st, fn, ud);
+	sqlite3_finalize(st);
+	if (cancel) {
+		sqlite3_progress_handler(db, 0, NULL, NULL);
+		if (pw_cancel_raised(cancel) && !e)
+			e = pw_err_new(PW_ERR_CANCELLED, NULL, "%s", _("the export was interrupted"));
+	}
+	return e;
+}
+
+/* ---------------------------------------------------------------- prune */
+
+static pw_err *count_before(sqlite3 *db, const char *sql, const char *before, int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(db, N_("pruning the history"));
+	sqlite3_bind_text(st, 1, before, date_len(before), SQLITE_TRANSIENT);
+	pw_err *e = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		e = db_error(db, N_("pruning the history"));
+	sqlite3_finalize(st);
+	return e;
+}
+
+static pw_err *record_prune(sqlite3 *db, const char *before, const char *args, pw_prune_result *r)
+{
+	pw_actor a;
+	pw_catalog_actor_current(&a);
+	char now[40];
+	pw_clock_iso_now(now, sizeof now);
+	char *note = xasprintf("deleted %lld operations started before %.*s (%lld attempts, %lld package changes)",
+			       (long long)r->operations, date_len(before), before, (long long)r->attempts,
+			       (long long)r->package_changes);
+	char *target = xasprintf("before %.*s", date_len(before), before);
+	sqlite3_stmt *st = NULL;
+	pw_err *e = NULL;
+	if (sqlite3_prepare_v2(db, "INSERT INTO operations (kind, target, args, started_at, finished_at, outcome,"
+				   " user, uid, host, pid, pyward_version, duration_ms, note)"
+				   " VALUES ('history.prune', ?1, ?2, ?3, ?3, 'ok', ?4, ?5, ?6, ?7, ?8, 0, ?9)",
+			       -1, &st, NULL) != SQLITE_OK)
+		e = db_error(db, N_("recording the prune"));
+	if (!e) {
+		sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, args ? args : "", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, a.user, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 5, (int64_t)a.uid);
+		sqlite3_bind_text(st, 6, a.host, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 7, (int64_t)a.pid);
+		sqlite3_bind_text(st, 8, PACKAGE_VERSION, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, note, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			e = db_error(db, N_("recording the prune"));
+		else
+			r->operation_id = sqlite3_last_insert_rowid(db);
+	}
+	sqlite3_finalize(st);
+	free(note);
+	free(target);
+	return e;
+}
+
+pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw_prune_result *out)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3 *db = pw_catalog_db(c);
+	if (!db)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
+	if (!before || !*before)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("prune needs a date"));
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(db, N_("pruning the history"));
+	pw_err *e = count_before(db, "SELECT count(*) FROM operations WHERE started_at < ?1", before, &out->operations);
+	if (!e)
+		e = count_before(db, "SELECT count(*) FROM attempts WHERE operation_id IN"
+				 " (SELECT id FROM operations WHERE started_at < ?1)", before, &out->attempts);
+	if (!e)
+		e = count_before(db, "SELECT count(*) FROM package_changes WHERE operation_id IN"
+				 " (SELECT id FROM operations WHERE started_at < ?1)", before, &out->package_changes);
+	/* attempts and package_changes go with their operation (ON DELETE CASCADE). */
+	sqlite3_stmt *st = NULL;
+	if (!e && sqlite3_prepare_v2(db, "DELETE FROM operations WHERE started_at < ?1", -1, &st, NULL) != SQLITE_OK)
+		e = db_error(db, N_("pruning the history"));
+	if (!e) {
+		sqlite3_bind_text(st, 1, before, date_len(before), SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			e = db_error(db, N_("pruning the history"));
+	}
+	sqlite3_finalize(st);
+	if (!e)
+		e = record_prune(db, before, args, out);
+	if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		e = db_error(db, N_("pruning the history"));
+	if (e && !sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (e)
+		memset(out, 0, sizeof *out);
+	return e;
+}
