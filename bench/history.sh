@@ -1,46 +1,130 @@
 #!/bin/sh
-# Time `pyward history` against the sqlite3 shell on the same catalog.
+# The history at scale: pyward's history queries timed beside the sqlite3
+# shell running the same SQL on the same catalog, in one run.
+#
+#   catalog: OPERATIONS operations (default 1,000,000), two attempts each,
+#   package changes on every venv.install, two years of timestamps, no
+#   failed operation (catalog_fill --bulk).
+#   queries: the first page; --kind K --since D; show ID; filters that match
+#   nothing (--outcome failed, --package NAME, --kind PREFIX.); --package
+#   with matches; the History pane's first full frame (bench/tui_pty.py).
+#   Goal: every one under 50 ms at a million operations.
+#
+# Each pair runs RUNS times (default 7), pyward and the shell alternating
+# which goes first; medians are printed with the ratio pyward / sqlite3.
+# The whole pyward process is timed (start-up included), as is the shell's.
+# BENCH_CATALOG=FILE keeps the filled catalog there and reuses it (filling a
+# million rows takes a minute or two).
+#
+# Usage: BUILD_DIR=_build bench/history.sh [OPERATIONS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 case $build in /*) ;; *) build=$here/$build ;; esac
-n=${1:-10000}
-runs=${RUNS:-5}
+n=${1:-1000000}
+runs=${RUNS:-7}
 py="$build/src/pyward"
 fill="$build/tests/unit/catalog_fill"
-[ -x "$py" ] && [ -x "$fill" ] || { echo "build first: ./setup.sh test (or make check in $build)" >&2; exit 2; }
+pyth=${PYTHON3:-python3}
+[ -x "$py" ] && [ -x "$fill" ] || { echo "build first: make && make tests/unit/catalog_fill (in $build)" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 shell needed (apt-get install sqlite3)" >&2; exit 2; }
 
-box=$(mktemp -d)
-trap 'rm -rf "$box"' EXIT
-"$fill" "$box/catalog.sqlite3" "$n"
+work=$(mktemp -d "${TMPDIR:-/tmp}/pyward-bench-history.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/box" "$work/ws" "$work/home"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" PYWARD_SYSTEM_CONFIG="$work/none.conf"
+export LC_ALL=C.UTF-8 LANGUAGE=
+unset PYWARD_HOME
+cat=${BENCH_CATALOG:-$work/catalog.sqlite3}
+if [ ! -s "$cat" ] || [ "$(sqlite3 -readonly "$cat" 'SELECT count(*) FROM operations' 2>/dev/null)" != "$n" ]; then
+	rm -f "$cat" "$cat-wal" "$cat-shm"
+	echo "filling $cat with $n operations (two attempts each)..." >&2
+	"$fill" "$cat" --bulk "$n"
+fi
+ln -sf "$cat" "$work/box/catalog.sqlite3"
+sync
 
-# best-of-N wall time in milliseconds of a command
-best_ms() {
-	best=""
+ms_now() { date +%s%N; }
+# time_ms CMD...: wall milliseconds of one run (output discarded)
+time_ms() {
+	s=$(ms_now)
+	"$@" >/dev/null 2>&1 || true
+	e=$(ms_now)
+	echo $(((e - s) / 1000000))
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.2f", a / b }'; }
+verdict() { awk -v v="$1" 'BEGIN { print (v + 0 < 50 ? "under 50 ms" : "OVER 50 ms") }'; }
+
+P() { "$py" --box-root "$work/box" -C "$work/ws" "$@"; }
+S() { sqlite3 -readonly "$cat" "$1"; }
+
+# pair LABEL SQL -- PYWARD-ARGS...: alternate the two, RUNS times each.
+pair() {
+	label=$1 sql=$2
+	shift 3
+	: >"$work/a" && : >"$work/b"
 	i=0
 	while [ $i -lt "$runs" ]; do
-		s=$(date +%s%N)
-		"$@" >/dev/null
-		e=$(date +%s%N)
-		t=$(( (e - s) / 1000000 ))
-		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+		if [ $((i % 2)) = 0 ]; then
+			time_ms P "$@" >>"$work/a"
+			time_ms S "$sql" >>"$work/b"
+		else
+			time_ms S "$sql" >>"$work/b"
+			time_ms P "$@" >>"$work/a"
+		fi
 		i=$((i + 1))
 	done
-	echo "$best"
+	a=$(median <"$work/a") b=$(median <"$work/b")
+	printf '%-46s %6s ms  %6s ms  %5s  %s\n' "$label" "$a" "$b" "$(ratio "$a" "$b")" "$(verdict "$a")"
 }
 
-q="SELECT o.id, o.started_at, o.user, o.kind, o.target, o.outcome,
-   (SELECT count(*) FROM attempts a WHERE a.operation_id = o.id), o.duration_ms
-   FROM operations o ORDER BY o.started_at DESC, o.id DESC"
-peer=$(best_ms sqlite3 -readonly "$box/catalog.sqlite3" "$q")
-text=$(best_ms "$py" --box-root "$box" history --limit all)
-json=$(best_ms "$py" --box-root "$box" history --limit all --json)
-rss=$( { /usr/bin/time -f '%M' "$py" --box-root "$box" history --limit all --json >/dev/null; } 2>&1 | tail -n 1 || echo '?')
+COLS="o.id, o.kind, o.target, o.args, o.started_at, o.finished_at, o.outcome, o.stop_reason, o.user, o.uid,
+ o.host, o.pid, o.pyward_version, o.duration_ms, (SELECT count(*) FROM attempts a WHERE a.operation_id = o.id)"
+ORDER="ORDER BY o.started_at DESC, o.id DESC LIMIT 50"
+mid=$((n / 2))
 
-[ "$peer" -gt 0 ] || peer=1
-echo "operations: $n (best of $runs runs)"
-echo "sqlite3 shell:          ${peer} ms"
-echo "pyward history:         ${text} ms  ratio $(awk "BEGIN{printf \"%.2f\", $text/$peer}")"
-echo "pyward history --json:  ${json} ms  ratio $(awk "BEGIN{printf \"%.2f\", $json/$peer}")"
-echo "pyward peak RSS (json): ${rss} KiB"
+echo "operations: $(S 'SELECT count(*) FROM operations'), attempts: $(S 'SELECT count(*) FROM attempts'), package changes: $(S 'SELECT count(*) FROM package_changes')"
+echo "file: $(du -h "$cat" | cut -f1); $runs runs each, alternating; medians; whole processes"
+printf '%-46s %9s  %9s  %5s\n' "query" "pyward" "sqlite3" "ratio"
+floor_a=$(for i in 1 2 3 4 5; do time_ms "$py" --version; done | median)
+floor_b=$(for i in 1 2 3 4 5; do time_ms sqlite3 -readonly "$cat" "SELECT 1"; done | median)
+printf '%-46s %6s ms  %6s ms  %5s\n' "(start-up floor: --version / SELECT 1)" "$floor_a" "$floor_b" "$(ratio "$floor_a" "$floor_b")"
+pair "history (first page)" "SELECT $COLS FROM operations o $ORDER" -- history
+pair "history --kind venv.install --since 2026-06-01" \
+	"SELECT $COLS FROM operations o WHERE o.kind = 'venv.install' AND o.started_at >= '2026-06-01' $ORDER" \
+	-- history --kind venv.install --since 2026-06-01
+pair "history show $mid" \
+	"SELECT $COLS FROM operations o WHERE o.id = $mid; SELECT * FROM attempts WHERE operation_id = $mid ORDER BY seq; SELECT * FROM package_changes WHERE operation_id = $mid" \
+	-- history show "$mid"
+pair "history --outcome failed (matches nothing)" "SELECT $COLS FROM operations o WHERE o.outcome = 'failed' $ORDER" \
+	-- history --outcome failed
+pair "history --package nosuch (matches nothing)" \
+	"SELECT $COLS FROM operations o WHERE o.id IN (SELECT operation_id FROM package_changes WHERE name = 'nosuch') $ORDER" \
+	-- history --package nosuch
+pair "history --kind nosuch. (matches nothing)" \
+	"SELECT 1 FROM operations WHERE kind >= 'nosuch.' AND kind < 'nosuch/' LIMIT 1" \
+	-- history --kind nosuch.
+pair "history --package pkg7" \
+	"SELECT $COLS FROM operations o WHERE o.id IN (SELECT operation_id FROM package_changes WHERE name = 'pkg7') $ORDER" \
+	-- history --package pkg7
+pair "history --since 2026-12-31 --json" "SELECT $COLS FROM operations o WHERE o.started_at >= '2026-12-31' $ORDER" \
+	-- history --since 2026-12-31 --json
+
+# The History pane's first full frame (key 5), on an 80x24 pty, beside the
+# shell printing the newest screenful.
+harness="$here/bench/tui_pty.py"
+if "$pyth" "$harness" frame --quiet 300 --marker "q quit" --last-row --absent working: --absent Reading \
+	--runs "$runs" --key 5 --key-screen "$work/history.screen" \
+	-- "$py" --box-root "$work/box" -C "$work/ws" >"$work/tui.out" 2>"$work/tui.err"; then
+	"$pyth" "$harness" once --runs "$runs" --screen "$work/sqlite.screen" \
+		-- sqlite3 -readonly "$cat" "SELECT $COLS FROM operations o ORDER BY o.started_at DESC, o.id DESC LIMIT 20" \
+		>"$work/sq.out" 2>/dev/null || true
+	k=$(awk '$1 == "key_frame_ms" { print $2 }' "$work/tui.out")
+	f=$(awk '$1 == "frame_ms_median" { print $2 }' "$work/tui.out")
+	s=$(awk '$1 == "frame_ms_median" { print $2; exit }' "$work/sq.out")
+	printf '%-46s %6s ms  %6s ms  %5s  %s\n' "TUI: first full frame (start)" "${f:--}" "${s:--}" "$(ratio "${f:-0}" "${s:-1}")" "$(verdict "${f:-999}")"
+	printf '%-46s %6s ms  %9s  %5s  %s\n' "TUI: History pane full frame after key 5" "${k:--}" "" "" "$(verdict "${k:-999}")"
+else
+	echo "TUI frame not measured: $(head -n 5 "$work/tui.err" "$work/tui.out")"
+fi
