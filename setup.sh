@@ -51,6 +51,35 @@ install_deps() {
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
 }
 
+# The MCP tests drive `pyward mcp` with the official SDK and Inspector
+# (tests/mcp/package.json, exact versions in its lock file): Debian's nodejs
+# and npm when node or npm is missing, then npm ci.
+install_node_deps() {
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		command -v dpkg-query >/dev/null 2>&1 || {
+			say "node and npm are missing: install them for the MCP tests"
+			return 0
+		}
+		need=""
+		command -v node >/dev/null 2>&1 || need="nodejs"
+		command -v npm >/dev/null 2>&1 || need="$need npm"
+		say "installing: $need"
+		if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+			say "these packages are missing and there is no sudo: $need"
+			exit 1
+		fi
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		# shellcheck disable=SC2086
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
+	fi
+	lock="$here/tests/mcp/package-lock.json"
+	stamp="$here/tests/mcp/node_modules/.package-lock.json"
+	if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+		say "installing the MCP test clients (npm ci in tests/mcp)"
+		(cd "$here/tests/mcp" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+}
+
 build_tree() {
 	if [ ! -x "$here/configure" ] || [ "$here/configure.ac" -nt "$here/configure" ]; then
 		say "bootstrapping (autoreconf)"
@@ -84,6 +113,7 @@ run)
 	;;
 test)
 	install_deps
+	install_node_deps
 	build_tree
 	say "running the test suite"
 	make -C "$build" -s -j"$(nproc 2>/dev/null || echo 2)" check

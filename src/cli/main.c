@@ -3,11 +3,13 @@
 
 #include "cli/cli.h"
 #include "cli/render.h"
+#include "mcp/mcp.h"
 #include "tui/tui.h"
 
 #include "i18n.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,79 @@ const pw_cmd pw_cmd_tui = {
 	.summary = N_("start the full-screen interface (the default on a terminal)"),
 	.usage = N_("[--ascii] [--mouse]"),
 	.run = run_tui,
+};
+
+/* ---------------------------------------------------------------- pyward mcp */
+
+typedef struct mcp_args {
+	bool allow_runtime_install;
+	size_t max_message;
+} mcp_args;
+
+enum { OPT_MCP_ALLOW_INSTALL = 0x720, OPT_MCP_MAX_MESSAGE };
+
+static const struct option mcp_longopts[] = {
+	{ "allow-runtime-install", no_argument, NULL, OPT_MCP_ALLOW_INSTALL },
+	{ "max-message", required_argument, NULL, OPT_MCP_MAX_MESSAGE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int handle_mcp_option(int code, const char *arg, void *ud)
+{
+	mcp_args *m = ud;
+	if (code == OPT_MCP_ALLOW_INSTALL) {
+		m->allow_runtime_install = true;
+		return 0;
+	}
+	if (code != OPT_MCP_MAX_MESSAGE)
+		return 2;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || !*arg || *end || v < 1024 || v > 1024ull * 1024 * 1024) {
+		fprintf(stderr, _("pyward: --max-message needs a byte count from 1024 to 1073741824, not '%s'\n"), arg);
+		return 2;
+	}
+	m->max_message = (size_t)v;
+	return 0;
+}
+
+static int run_mcp(pw_cli *cli, int argc, char **argv)
+{
+	mcp_args m = { 0 };
+	int first = pw_cli_parse_command(cli, &pw_cmd_mcp, argc, argv, "", mcp_longopts, handle_mcp_option, &m);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first < argc) {
+		pw_cli_usage_error(cli, _("'mcp' takes no arguments"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return pw_cli_fail(cli, e);
+	char *skill = pw_cli_data_file("skills/python-env/SKILL.md");
+	pw_mcp_opts o = {
+		.box_root = cli->box_root,
+		.workspace = cli->workspace,
+		.mode = pw_mode_name(cli->mode),
+		.read_only = cli->mode == PW_MODE_READ_ONLY,
+		.timeout = cli->timeout,
+		.allow_runtime_install = m.allow_runtime_install,
+		.max_message = m.max_message,
+		.skill_file = skill,
+	};
+	int rc = pw_mcp_serve(&o);
+	free(skill);
+	return rc;
+}
+
+const pw_cmd pw_cmd_mcp = {
+	.name = "mcp",
+	.summary = N_("serve the tools to an agent: a Model Context Protocol server on stdin/stdout"),
+	.usage = N_("[--allow-runtime-install] [--max-message BYTES]"),
+	.run = run_mcp,
 };
 
 static int no_command(pw_cli *cli)

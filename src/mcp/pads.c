@@ -1,0 +1,138 @@
+/* Scratchpad sessions of the MCP server: see pads.h. */
+#include "config.h"
+
+#include "mcp/pads.h"
+
+#include "scratch_client.h"
+#include "xalloc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct pad pad;
+
+struct pw_mcp_pad_ticket {
+	pw_mcp_pad_ticket *next;
+	pad *pad;
+};
+
+struct pad {
+	pad *next;
+	char *session;
+	pw_mcp_pad_ticket *queue;  /* the head runs, the others wait in order */
+	pw_scratch_client *client; /* NULL until the first call, and after a broken one */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
+static pad *pads;
+
+char *pw_mcp_pads_own_session(const char *workspace)
+{
+	char *base = pw_scratch_default_session(workspace);
+	char *tail = xasprintf("-mcp-%ld", (long)getpid());
+	size_t room = 64 - strlen(tail);
+	if (strlen(base) > room)
+		memmove(base, base + strlen(base) - room, room + 1); /* keep the hash at the end */
+	char *name = xasprintf("%s%s", base, tail);
+	free(base);
+	free(tail);
+	return name;
+}
+
+static pad *find_or_add_locked(const char *session)
+{
+	for (pad *p = pads; p; p = p->next)
+		if (strcmp(p->session, session) == 0)
+			return p;
+	pad *p = xcalloc(1, sizeof *p);
+	p->session = xstrdup(session);
+	p->next = pads;
+	pads = p;
+	return p;
+}
+
+pw_mcp_pad_ticket *pw_mcp_pads_queue(const char *session)
+{
+	pw_mcp_pad_ticket *t = xcalloc(1, sizeof *t);
+	pthread_mutex_lock(&lock);
+	t->pad = find_or_add_locked(session);
+	pw_mcp_pad_ticket **tail = &t->pad->queue;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = t;
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+void pw_mcp_pads_drop(pw_mcp_pad_ticket *t)
+{
+	pthread_mutex_lock(&lock);
+	for (pw_mcp_pad_ticket **p = &t->pad->queue; *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	pthread_cond_broadcast(&freed);
+	pthread_mutex_unlock(&lock);
+	free(t);
+}
+
+/* Wait until t heads its queue; false when the call was cancelled first. */
+static bool wait_turn(pw_mcp_pad_ticket *t, const pw_cancel *cancel)
+{
+	pthread_mutex_lock(&lock);
+	while (t->pad->queue != t && !pw_cancel_raised(cancel)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&freed, &lock, &ts);
+	}
+	bool mine = t->pad->queue == t;
+	pthread_mutex_unlock(&lock);
+	return mine;
+}
+
+pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, pw_scratch_request *req, bool lease, const pw_cancel *cancel,
+			pw_scratch_result **out)
+{
+	*out = NULL;
+	pad *p = t->pad;
+	if (!wait_turn(t, cancel)) {
+		pw_mcp_pads_drop(t);
+		return pw_err_new(PW_ERR_CANCELLED, NULL, "cancelled while an earlier call of session %s ran",
+				  p->session);
+	}
+	free(req->session);
+	req->session = xstrdup(p->session);
+	pw_err *e = NULL;
+	if (!p->client) {
+		pw_scratch_connect_opts o = { .autostart = true };
+		e = pw_scratch_connect(&o, &p->client);
+	}
+	if (!e)
+		e = pw_scratch_run(p->client, req, cancel, out);
+	if (e && !*out) /* the connection may be broken: the next call connects afresh */
+		pw_scratch_close(&p->client);
+	else if (lease && *out && strcmp((*out)->status, "lost") != 0)
+		pw_err_free(pw_scratch_lease(p->client, p->session)); /* a refusal leaves the host path */
+	pw_mcp_pads_drop(t);
+	return e;
+}
+
+void pw_mcp_pads_close_all(void)
+{
+	pthread_mutex_lock(&lock);
+	for (pad *p = pads; p; p = p->next)
+		if (!p->queue)
+			pw_scratch_close(&p->client);
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,31 @@
+/*
+ * Bounded line reader for the stdio transport: one JSON-RPC message per
+ * line. A line longer than the limit is skipped to its newline as it
+ * streams by, never held whole in memory, and reported as too long.
+ */
+#ifndef PW_MCP_READER_H
+#define PW_MCP_READER_H
+
+#include <stddef.h>
+
+typedef struct pw_mcp_reader pw_mcp_reader;
+
+typedef enum pw_mcp_read_status {
+	PW_MCP_READ_LINE,     /* *line holds a complete line */
+	PW_MCP_READ_TOO_LONG, /* a line over the limit was skipped; *len = its length */
+	PW_MCP_READ_WAKE,     /* the wake fd became readable (a signal, shutdown) */
+	PW_MCP_READ_EOF,
+	PW_MCP_READ_ERROR,
+} pw_mcp_read_status;
+
+/* Reads fd; wake_fd (-1: none) is polled beside it. max_line counts the
+ * bytes of a line without its newline. */
+pw_mcp_reader *pw_mcp_reader_new(int fd, int wake_fd, size_t max_line);
+void pw_mcp_reader_free(pw_mcp_reader **r);
+
+/* The next line, its '\n' (and a '\r' before it) stripped, NUL-terminated;
+ * valid until the next call. At end of input an unterminated last line is
+ * still returned. */
+pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_t *len);
+
+#endif

@@ -1,0 +1,475 @@
+/*
+ * pyward mcp: the stdio loop and the dispatch of JSON-RPC messages. The
+ * reading thread answers the quick methods itself (initialize,
+ * server/discover, ping, tools/list) and hands every tools/call to a
+ * thread of its own (calls.h), so cancellations and answers to our own
+ * requests are read while tools run.
+ */
+#include "config.h"
+
+#include "mcp/mcp.h"
+#include "mcp/argcheck.h"
+#include "mcp/calls.h"
+#include "mcp/proto.h"
+#include "mcp/reader.h"
+#include "mcp/rpc.h"
+#include "mcp/tools.h"
+#include "mcp/wire.h"
+
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct server {
+	const pw_mcp_opts *o;
+	pw_mcp_wire *wire;
+	pw_mcp_calls *calls;
+	pw_mcp_toolbox *tools;
+	char *instructions;
+	/* the legacy session, opened by initialize (read and written by the reading thread only) */
+	pw_mcp_version legacy;
+	json_t *legacy_caps;
+	char *client_name, *client_version;
+} server;
+
+/* ---------------------------------------------------------------- instructions */
+
+/* The body of SKILL.md (after its front matter) is what agents are told. */
+static char *load_instructions(const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f) {
+		pw_mcp_log("no guidance file (%s): the instructions are one line", path ? path : "unset");
+		return xstrdup("pyward manages Python for you: use these tools instead of pip or venv in a shell.");
+	}
+	size_t len = 0, cap = 8192;
+	char *buf = xmalloc(cap);
+	size_t n;
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0)
+		if ((len += n) == cap - 1)
+			buf = xrealloc(buf, cap *= 2);
+	fclose(f);
+	buf[len] = '\0';
+	char *body = buf;
+	if (strncmp(buf, "---\n", 4) == 0) {
+		char *end = strstr(buf + 4, "\n---\n");
+		if (end)
+			body = end + 5;
+	}
+	while (*body == '\n')
+		body++;
+	char *text = xstrdup(body);
+	free(buf);
+	return text;
+}
+
+/* ---------------------------------------------------------------- results */
+
+/* The stateless revision's result fields (2026-07-28 basic/index
+ * "Result Responses" and "_meta"). */
+static json_t *finish_result(pw_mcp_version v, json_t *result)
+{
+	if (!pw_mcp_is_stateless(v))
+		return result;
+	if (!json_object_get(result, "resultType"))
+		json_object_set_new(result, "resultType", json_string("complete"));
+	json_t *meta = json_object_get(result, "_meta");
+	if (!json_is_object(meta)) {
+		meta = json_object();
+		json_object_set_new(result, "_meta", meta);
+	}
+	json_object_set_new(meta, PW_MCP_META_SERVER, pw_mcp_server_info(v));
+	return result;
+}
+
+static json_t *capabilities(void)
+{
+	return json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+}
+
+/* ---------------------------------------------------------------- methods */
+
+static json_t *do_initialize(server *s, const json_t *id, const json_t *params)
+{
+	const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+	if (!asked)
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "initialize: params.protocolVersion (a string) is missing",
+				    NULL);
+	if (s->legacy != PW_MCP_NONE)
+		return pw_rpc_error(id, PW_RPC_INVALID_REQUEST, "initialize was already answered on this connection", NULL);
+	/* 2025-06-18 basic/lifecycle "Version Negotiation": an unsupported
+	 * version is answered with the latest one the server speaks. */
+	pw_mcp_version v = pw_mcp_version_parse(asked);
+	if (v == PW_MCP_NONE || pw_mcp_is_stateless(v))
+		v = PW_MCP_LATEST_LEGACY;
+	s->legacy = v;
+	json_t *caps = json_object_get(params, "capabilities");
+	s->legacy_caps = json_is_object(caps) ? json_deep_copy(caps) : json_object();
+	json_t *info = json_object_get(params, "clientInfo");
+	const char *name = json_string_value(json_object_get(info, "name"));
+	const char *version = json_string_value(json_object_get(info, "version"));
+	s->client_name = name ? xstrdup(name) : NULL;
+	s->client_version = version ? xstrdup(version) : NULL;
+	pw_mcp_log("session %s with %s %s", pw_mcp_version_name(v), name ? name : "an unnamed client",
+		   version ? version : "");
+	json_t *r = json_object();
+	json_object_set_new(r, "protocolVersion", json_string(pw_mcp_version_name(v)));
+	json_object_set_new(r, "capabilities", capabilities());
+	json_object_set_new(r, "serverInfo", pw_mcp_server_info(v));
+	json_object_set_new(r, "instructions", json_string(s->instructions));
+	return pw_rpc_result(id, r);
+}
+
+/* 2026-07-28 server/discover (schema.ts DiscoverResult). */
+static json_t *do_discover(server *s, const json_t *id, pw_mcp_version v)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "supportedVersions", pw_mcp_versions_json());
+	json_object_set_new(r, "capabilities", capabilities());
+	json_object_set_new(r, "instructions", json_string(s->instructions));
+	json_object_set_new(r, "ttlMs", json_integer(600000));
+	json_object_set_new(r, "cacheScope", json_string("private"));
+	return pw_rpc_result(id, finish_result(v, r));
+}
+
+static json_t *do_tools_list(server *s, const json_t *id, const json_t *params, pw_mcp_version v)
+{
+	if (json_object_get(params, "cursor"))
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "tools/list: unknown cursor (every tool is on the first page)",
+				    NULL);
+	json_t *r = json_object();
+	json_object_set_new(r, "tools", pw_mcp_toolbox_list(s->tools, v));
+	if (pw_mcp_is_stateless(v)) {
+		json_object_set_new(r, "ttlMs", json_integer(600000));
+		json_object_set_new(r, "cacheScope", json_string("private"));
+	}
+	return pw_rpc_result(id, finish_result(v, r));
+}
+
+typedef struct tool_job {
+	const pw_mcp_tool *tool;
+	json_t *args;
+	void *admitted;
+} tool_job;
+
+static void run_tool(pw_mcp_call *c, void *ud)
+{
+	tool_job *job = ud;
+	pw_mcp_tool_result res = { 0 };
+	job->tool->run(c, job->args, job->admitted, &res);
+	if (!res.structured && !res.raw)
+		pw_mcp_tool_fail(&res, pw_err_new(PW_ERR_FAILED, NULL, "the tool returned nothing"));
+	pw_mcp_version v = pw_mcp_call_version(c);
+	json_t *result = finish_result(v, pw_mcp_tool_result_json(&res, v));
+	json_t *response = pw_rpc_result(pw_mcp_call_id(c), result);
+	json_decref(job->args);
+	free(job);
+	pw_mcp_call_finish(c, response);
+}
+
+static json_t *do_tools_call(server *s, const json_t *id, const json_t *params, const pw_mcp_peer *peer,
+			     pw_mcp_batch *b, bool *answered_later)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	const json_t *schema = NULL;
+	const pw_mcp_tool *tool = pw_mcp_toolbox_find(s->tools, name, &schema);
+	if (!tool)
+		return pw_rpc_errorf(id, PW_RPC_INVALID_PARAMS, "tools/call: unknown tool '%s'", name ? name : "(no name)");
+	json_t *args = json_object_get(params, "arguments");
+	if (args && !json_is_object(args))
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "tools/call: arguments must be an object", NULL);
+	args = args ? json_deep_copy(args) : json_object();
+	char *bad = pw_mcp_argcheck(schema, args, "arguments");
+	if (bad) {
+		json_t *e = pw_rpc_errorf(id, PW_RPC_INVALID_PARAMS, "%s: %s", tool->name, bad);
+		free(bad);
+		json_decref(args);
+		return e;
+	}
+	const char *why = NULL;
+	pw_mcp_call *c = pw_mcp_calls_begin(s->calls, id, params, peer, b, &why);
+	if (!c) {
+		json_decref(args);
+		return pw_rpc_error(id, PW_RPC_INVALID_REQUEST, why, NULL);
+	}
+	tool_job *job = xcalloc(1, sizeof *job);
+	job->tool = tool;
+	job->args = args;
+	job->admitted = tool->admit ? tool->admit(c, args) : NULL;
+	if (!pw_mcp_calls_spawn(c, run_tool, job)) {
+		if (tool->forget)
+			tool->forget(job->admitted);
+		json_decref(args);
+		free(job);
+		pw_mcp_call_finish(c, NULL);
+		return pw_rpc_error(id, PW_RPC_INTERNAL_ERROR, "no thread could be started for the call", NULL);
+	}
+	*answered_later = true;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- eras */
+
+/* A request of the stateless revision: its version and capabilities are
+ * checked (2026-07-28 basic/index "Per-request protocol fields",
+ * basic/versioning "Protocol Version Negotiation"). NULL when fine. */
+static json_t *check_modern(const json_t *id, const json_t *meta, pw_mcp_peer *peer)
+{
+	const json_t *vj = json_object_get(meta, PW_MCP_META_VERSION);
+	pw_mcp_version v = pw_mcp_version_parse(json_string_value(vj));
+	if (!json_is_string(vj))
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "_meta." PW_MCP_META_VERSION " must be a string", NULL);
+	if (!pw_mcp_is_stateless(v)) {
+		json_t *data = json_pack("{s:o, s:O}", "supported", pw_mcp_versions_json(), "requested", vj);
+		return pw_rpc_error(id, PW_RPC_UNSUPPORTED_VERSION,
+				    v == PW_MCP_NONE ? "Unsupported protocol version"
+						     : "Unsupported protocol version in _meta (the older revisions start with initialize)",
+				    data);
+	}
+	const json_t *caps = json_object_get(meta, PW_MCP_META_CAPS);
+	if (!json_is_object(caps))
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "_meta." PW_MCP_META_CAPS " (an object) is required", NULL);
+	const json_t *info = json_object_get(meta, PW_MCP_META_CLIENT);
+	peer->version = v;
+	peer->caps = caps;
+	peer->name = json_string_value(json_object_get(info, "name"));
+	peer->version_text = json_string_value(json_object_get(info, "version"));
+	return NULL;
+}
+
+static json_t *dispatch_request(server *s, const json_t *id, const char *method, const json_t *params,
+				pw_mcp_batch *b, bool *later)
+{
+	if (params && !json_is_object(params))
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "params must be an object", NULL);
+	const json_t *meta = json_object_get(params, "_meta");
+	pw_mcp_peer peer = { 0 };
+	if (json_object_get(meta, PW_MCP_META_VERSION)) {
+		json_t *bad = check_modern(id, meta, &peer);
+		if (bad)
+			return bad;
+	} else if (strcmp(method, "initialize") == 0) {
+		return do_initialize(s, id, params);
+	} else if (strcmp(method, "server/discover") == 0) {
+		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS,
+				    "server/discover: _meta." PW_MCP_META_VERSION " and " PW_MCP_META_CAPS " are required",
+				    NULL);
+	} else if (s->legacy == PW_MCP_NONE && strcmp(method, "ping") != 0) {
+		return pw_rpc_errorf(id, PW_RPC_INVALID_REQUEST,
+				     "%s before initialize: open the session with initialize, or give "
+				     "_meta." PW_MCP_META_VERSION " 2026-07-28 on each request", method);
+	} else {
+		peer.version = s->legacy;
+		peer.caps = s->legacy_caps;
+		peer.name = s->client_name;
+		peer.version_text = s->client_version;
+	}
+	if (strcmp(method, "ping") == 0)
+		return pw_rpc_result(id, finish_result(peer.version, json_object()));
+	if (strcmp(method, "server/discover") == 0 && pw_mcp_is_stateless(peer.version))
+		return do_discover(s, id, peer.version);
+	if (strcmp(method, "tools/list") == 0)
+		return do_tools_list(s, id, params, peer.version);
+	if (strcmp(method, "tools/call") == 0)
+		return do_tools_call(s, id, params, &peer, b, later);
+	return pw_rpc_errorf(id, PW_RPC_METHOD_NOT_FOUND, "Method not found: %s", method);
+}
+
+static void on_notification(server *s, const char *method, const json_t *params)
+{
+	if (strcmp(method, "notifications/cancelled") == 0) {
+		const json_t *rid = json_object_get(params, "requestId");
+		if (pw_rpc_id_ok(rid))
+			pw_mcp_calls_cancel(s->calls, rid);
+	}
+	/* notifications/initialized and anything else: nothing to answer */
+}
+
+/* One message (an object); exactly one pw_mcp_reply for it, possibly later. */
+static void dispatch(server *s, const json_t *msg, pw_mcp_batch *b)
+{
+	if (!json_is_object(msg)) {
+		pw_mcp_reply(s->wire, b, pw_rpc_error(NULL, PW_RPC_INVALID_REQUEST, "a message must be a JSON object", NULL));
+		return;
+	}
+	const json_t *id = json_object_get(msg, "id");
+	const json_t *method = json_object_get(msg, "method");
+	bool has_id = id != NULL;
+	if (!method && has_id && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
+		if (!pw_mcp_calls_take_response(s->calls, msg))
+			pw_mcp_log("a response to no request of ours was dropped");
+		pw_mcp_reply(s->wire, b, NULL);
+		return;
+	}
+	const char *jv = json_string_value(json_object_get(msg, "jsonrpc"));
+	if (!jv || strcmp(jv, "2.0") != 0 || !json_is_string(method) || (has_id && !pw_rpc_id_ok(id))) {
+		const char *why = !jv || strcmp(jv, "2.0") != 0 ? "\"jsonrpc\" must be \"2.0\""
+				  : !json_is_string(method)	    ? "\"method\" must be a string"
+								    : "\"id\" must be a string or a number";
+		pw_mcp_reply(s->wire, b, pw_rpc_errorf(pw_rpc_id_ok(id) ? id : NULL, PW_RPC_INVALID_REQUEST,
+						       "Invalid request: %s", why));
+		return;
+	}
+	const json_t *params = json_object_get(msg, "params");
+	if (!has_id) {
+		on_notification(s, json_string_value(method), params);
+		pw_mcp_reply(s->wire, b, NULL);
+		return;
+	}
+	bool later = false;
+	json_t *resp = dispatch_request(s, id, json_string_value(method), params, b, &later);
+	if (!later)
+		pw_mcp_reply(s->wire, b, resp);
+}
+
+static void dispatch_batch(server *s, const json_t *arr)
+{
+	if (!pw_mcp_has_batches(s->legacy)) {
+		json_t *e = pw_rpc_errorf(NULL, PW_RPC_INVALID_REQUEST,
+					  "JSON-RPC batches are part of protocol revision 2025-03-26 only (this session: %s)",
+					  pw_mcp_version_name(s->legacy));
+		pw_mcp_wire_send(s->wire, e);
+		json_decref(e);
+		return;
+	}
+	if (json_array_size(arr) == 0) {
+		json_t *e = pw_rpc_error(NULL, PW_RPC_INVALID_REQUEST, "an empty batch", NULL);
+		pw_mcp_wire_send(s->wire, e);
+		json_decref(e);
+		return;
+	}
+	pw_mcp_batch *b = pw_mcp_batch_new(s->wire);
+	pw_mcp_batch_hold(b); /* until every member was dispatched */
+	size_t i;
+	json_t *m;
+	json_array_foreach(arr, i, m) {
+		pw_mcp_batch_hold(b);
+		dispatch(s, m, b);
+	}
+	pw_mcp_batch_put(b, NULL);
+}
+
+static bool blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r", line[i]))
+			return false;
+	return true;
+}
+
+static void on_line(server *s, const char *line, size_t len)
+{
+	if (blank(line, len))
+		return;
+	json_error_t err;
+	json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+	if (!msg) {
+		json_t *e = pw_rpc_errorf(NULL, PW_RPC_PARSE_ERROR, "Parse error: %s (column %d)", err.text, err.column);
+		pw_mcp_wire_send(s->wire, e);
+		json_decref(e);
+		return;
+	}
+	if (json_is_array(msg))
+		dispatch_batch(s, msg);
+	else
+		dispatch(s, msg, NULL);
+	json_decref(msg);
+}
+
+static void on_too_long(server *s, size_t len)
+{
+	/* the message was skipped unread, so its id is unknown (JSON-RPC: null) */
+	json_t *e = pw_rpc_errorf(NULL, PW_RPC_INVALID_REQUEST,
+				  "message of %zu bytes refused: the limit is %zu bytes per line (pyward mcp --max-message)",
+				  len, s->o->max_message ? s->o->max_message : (size_t)PW_MCP_DEFAULT_MAX_MESSAGE);
+	pw_mcp_wire_send(s->wire, e);
+	json_decref(e);
+	pw_mcp_log("a message of %zu bytes was refused unread", len);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+static int wake_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+	ssize_t n = write(wake_pipe[1], &c, 1);
+	(void)n;
+	errno = saved;
+}
+
+static void install_signals(void)
+{
+	if (pipe(wake_pipe) == 0) {
+		fcntl(wake_pipe[0], F_SETFD, FD_CLOEXEC);
+		fcntl(wake_pipe[1], F_SETFD, FD_CLOEXEC);
+		fcntl(wake_pipe[1], F_SETFL, O_NONBLOCK);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a client that went away is a failed write, not our death */
+}
+
+static bool woken(void)
+{
+	struct pollfd p = { .fd = wake_pipe[0], .events = POLLIN };
+	return poll(&p, 1, 0) > 0;
+}
+
+/* stdin closed: the calls still running finish (the client may still read
+ * their answers) unless a signal says stop. */
+static void drain(server *s, bool stop)
+{
+	pw_mcp_calls_hangup(s->calls);
+	while (!stop && !pw_mcp_calls_wait_idle(s->calls, 200))
+		stop = woken();
+	if (stop) {
+		pw_mcp_calls_cancel_all(s->calls);
+		if (!pw_mcp_calls_wait_idle(s->calls, 5000))
+			pw_mcp_log("calls still running after 5 s of cancellation: leaving them");
+	}
+}
+
+int pw_mcp_serve(const pw_mcp_opts *o)
+{
+	install_signals();
+	server s = { .o = o };
+	s.wire = pw_mcp_wire_new(STDOUT_FILENO);
+	s.calls = pw_mcp_calls_new(s.wire, o);
+	s.tools = pw_mcp_toolbox_new();
+	s.instructions = load_instructions(o->skill_file);
+	size_t limit = o->max_message ? o->max_message : PW_MCP_DEFAULT_MAX_MESSAGE;
+	pw_mcp_reader *rd = pw_mcp_reader_new(STDIN_FILENO, wake_pipe[0], limit);
+	pw_mcp_read_status st;
+	const char *line = NULL;
+	size_t len = 0;
+	while ((st = pw_mcp_reader_next(rd, &line, &len)) == PW_MCP_READ_LINE || st == PW_MCP_READ_TOO_LONG) {
+		if (st == PW_MCP_READ_LINE)
+			on_line(&s, line, len);
+		else
+			on_too_long(&s, len);
+	}
+	if (st == PW_MCP_READ_ERROR)
+		pw_mcp_log("reading stdin: %s", strerror(errno));
+	drain(&s, st == PW_MCP_READ_WAKE);
+	pw_mcp_reader_free(&rd);
+	/* threads left running after a stop still hold the registry: not freed */
+	free(s.instructions);
+	json_decref(s.legacy_caps);
+	free(s.client_name);
+	free(s.client_version);
+	return st == PW_MCP_READ_ERROR ? 1 : 0;
+}

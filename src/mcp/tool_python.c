@@ -1,0 +1,147 @@
+/* The `python` tool: the persistent scratchpad, one session per connection. */
+#include "config.h"
+
+#include "mcp/pads.h"
+#include "mcp/tools.h"
+
+#include "runtime.h"
+#include "scratch_client.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static pw_err *choose_python(const pw_mcp_opts *o, const char *venv, pw_scratch_request *req)
+{
+	if (venv) {
+		char *dir = venv[0] == '/' ? xstrdup(venv) : xasprintf("%s/%s", o->workspace, venv);
+		char *py = xasprintf("%s/bin/python", dir);
+		if (access(py, X_OK) != 0) {
+			pw_err *e = pw_err_new(PW_ERR_USAGE, "create one with the pyenv_create tool",
+					       "%s is not a virtual environment (no bin/python)", dir);
+			free(dir);
+			free(py);
+			return e;
+		}
+		req->venv = dir;
+		req->python = py;
+		req->python_explicit = true;
+		return NULL;
+	}
+	pw_err *e = pw_runtime_python(o->box_root, &req->python);
+	if (!e)
+		return NULL;
+	pw_err *r = pw_err_new(PW_ERR_REFUSED,
+			       "ask the human to install the managed runtime (the runtime_install tool asks them), "
+			       "or pass venv: the path of a virtual environment",
+			       "no interpreter for the scratchpad: %s", pw_err_message(e));
+	pw_err_free(e);
+	return r;
+}
+
+/* The session named, or the connection's own one. */
+static void *admit_python(pw_mcp_call *call, const json_t *args)
+{
+	const char *named = json_string_value(json_object_get(args, "session"));
+	if (named && !pw_scratch_session_name_ok(named))
+		return NULL; /* refused in run */
+	char *own = pw_mcp_pads_own_session(pw_mcp_call_opts(call)->workspace);
+	pw_mcp_pad_ticket *t = pw_mcp_pads_queue(named ? named : own);
+	free(own);
+	return t;
+}
+
+static void forget_python(void *admitted)
+{
+	if (admitted)
+		pw_mcp_pads_drop(admitted);
+}
+
+static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out)
+{
+	const pw_mcp_opts *o = pw_mcp_call_opts(call);
+	const char *code = json_string_value(json_object_get(args, "code"));
+	const char *session = json_string_value(json_object_get(args, "session"));
+	bool reset = json_is_true(json_object_get(args, "reset"));
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = reset };
+	pw_err *e = NULL;
+	if (session && !pw_scratch_session_name_ok(session))
+		e = pw_err_new(PW_ERR_USAGE, "use 1 to 64 of A-Z a-z 0-9 . _ -", "session name '%s'", session);
+	if (!e && !*code && !reset)
+		e = pw_err_new(PW_ERR_USAGE, "give code, or reset: true", "no code to run");
+	if (!e)
+		e = choose_python(o, json_string_value(json_object_get(args, "venv")), &req);
+	if (e) {
+		forget_python(admitted);
+		pw_scratch_request_clear(&req);
+		pw_mcp_tool_fail(out, e);
+		return;
+	}
+	char *own = pw_mcp_pads_own_session(o->workspace);
+	req.code = *code ? xstrdup(code) : NULL;
+	req.project_dir = xstrdup(o->workspace);
+	req.env = environ;
+	req.timeout_ms = (int64_t)(o->timeout * 1000);
+	pw_scratch_result *r = NULL;
+	e = pw_mcp_pads_run(admitted, &req, !session || strcmp(session, own) == 0, pw_mcp_call_cancel(call), &r);
+	req.env = NULL;
+	pw_scratch_request_clear(&req);
+	free(own);
+	if (e) {
+		pw_scratch_result_free(&r);
+		pw_mcp_tool_fail(out, e);
+		return;
+	}
+	out->structured = pw_scratch_result_encode(r);
+	out->is_error = strcmp(r->status, "ok") != 0 && strcmp(r->status, "reset") != 0;
+	pw_scratch_result_free(&r);
+}
+
+const pw_mcp_tool pw_mcp_tool_python = {
+	.name = "python",
+	.title = "Python scratchpad",
+	.description =
+		"Run Python code in a persistent interpreter (a scratchpad): variables, imports and `_` survive "
+		"between calls of the same session, and top-level await works. The value of the last expression "
+		"comes back as `value`, with stdout, stderr and a traceback. Every loss of state (the worker was "
+		"restarted, evicted, reset or killed) is reported in `notices` before anything else: when a "
+		"notice is there, earlier variables are gone. One session per connection unless you name one. "
+		"Use it for quick computation, inspecting data and trying things out; run project commands, "
+		"test suites, servers and other long-running work in the shell instead.",
+	.input_schema =
+		"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"code\"],"
+		" \"properties\": {"
+		"  \"code\": {\"type\": \"string\", \"description\": \"Python source to run (may be empty with reset)\"},"
+		"  \"reset\": {\"type\": \"boolean\", \"description\": \"start from a fresh interpreter first\"},"
+		"  \"session\": {\"type\": \"string\", \"minLength\": 1, \"maxLength\": 64,"
+		"   \"description\": \"share a named session deliberately (1-64 of A-Z a-z 0-9 . _ -)\"},"
+		"  \"venv\": {\"type\": \"string\", \"description\": \"run in this virtual environment's interpreter"
+		" (default: the managed runtime)\"}}}",
+	.output_schema =
+		"{\"type\": \"object\","
+		" \"required\": [\"notices\", \"session\", \"status\", \"execution\", \"generation\", \"stdout\","
+		" \"stderr\", \"truncated\"],"
+		" \"properties\": {"
+		"  \"notices\": {\"type\": \"array\", \"items\": {\"type\": \"object\", \"required\": [\"kind\", \"message\"],"
+		"   \"properties\": {\"kind\": {\"type\": \"string\"}, \"message\": {\"type\": \"string\"}}}},"
+		"  \"session\": {\"type\": \"string\"},"
+		"  \"status\": {\"type\": \"string\", \"enum\": [\"ok\", \"error\", \"interrupted\", \"timed_out\","
+		" \"lost\", \"reset\"]},"
+		"  \"execution\": {\"type\": \"integer\"}, \"generation\": {\"type\": \"integer\"},"
+		"  \"value\": {\"type\": [\"string\", \"null\"]}, \"traceback\": {\"type\": [\"string\", \"null\"]},"
+		"  \"stdout\": {\"type\": \"string\"}, \"stderr\": {\"type\": \"string\"},"
+		"  \"truncated\": {\"type\": \"object\", \"properties\": {\"stdout\": {\"type\": \"integer\"},"
+		" \"stderr\": {\"type\": \"integer\"}}},"
+		"  \"interpreter\": {\"type\": [\"object\", \"null\"]},"
+		"  \"duration_ms\": {\"type\": \"integer\"}}}",
+	.read_only = false,
+	.destructive = false,
+	.idempotent = false,
+	.open_world = false,
+	.admit = admit_python,
+	.forget = forget_python,
+	.run = run_python,
+};

@@ -1,0 +1,56 @@
+/*
+ * The tool table: name, schemas, annotations and the function that runs
+ * each tool. tools/list lists them in this table's order, always the same.
+ * A tool's structuredContent is the operation's JSON (the CLI's --json);
+ * an error is the CLI's {"error": {code, message, hint, exit_status}}, so
+ * every outputSchema allows either.
+ */
+#ifndef PW_MCP_TOOLS_H
+#define PW_MCP_TOOLS_H
+
+#include "mcp/calls.h"
+#include "mcp/proto.h"
+
+#include "err.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+typedef struct pw_mcp_tool_result {
+	json_t *structured;  /* the result object, or {"error": ...} with is_error */
+	bool is_error;
+	json_t *raw;         /* a whole result to send as it is (input_required) */
+} pw_mcp_tool_result;
+
+typedef struct pw_mcp_tool {
+	const char *name, *title, *description;
+	const char *input_schema;   /* JSON text */
+	const char *output_schema;  /* JSON text: the success object */
+	bool read_only, destructive, idempotent, open_world;
+	/* Optional, on the reading thread before the call's thread starts:
+	 * take a place in an ordered queue; what it returns reaches run
+	 * (or forget, when the call does not start). */
+	void *(*admit)(pw_mcp_call *call, const json_t *args);
+	void (*forget)(void *admitted);
+	void (*run)(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out);
+} pw_mcp_tool;
+
+typedef struct pw_mcp_toolbox pw_mcp_toolbox;
+
+pw_mcp_toolbox *pw_mcp_toolbox_new(void);
+void pw_mcp_toolbox_free(pw_mcp_toolbox **tb);
+/* The tools array of tools/list for v (a new reference). */
+json_t *pw_mcp_toolbox_list(pw_mcp_toolbox *tb, pw_mcp_version v);
+/* The tool called name and its parsed inputSchema, or NULL. */
+const pw_mcp_tool *pw_mcp_toolbox_find(const pw_mcp_toolbox *tb, const char *name, const json_t **input_schema);
+
+/* The CallToolResult for v: structuredContent (2025-06-18 on) and the same
+ * JSON as text. Consumes r. */
+json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v);
+/* Fill out as the error e (consumed), the CLI's JSON error shape. */
+void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
+
+/* The tools, defined beside the code that runs them. */
+extern const pw_mcp_tool pw_mcp_tool_python;
+
+#endif

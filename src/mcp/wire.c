@@ -1,0 +1,80 @@
+/* stdout framing and stderr logging for the MCP server: see wire.h. */
+#include "config.h"
+
+#include "mcp/wire.h"
+
+#include "xalloc.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pw_mcp_wire {
+	int fd;
+	bool broken;
+	pthread_mutex_t lock;
+};
+
+pw_mcp_wire *pw_mcp_wire_new(int fd)
+{
+	pw_mcp_wire *w = xcalloc(1, sizeof *w);
+	w->fd = fd;
+	pthread_mutex_init(&w->lock, NULL);
+	return w;
+}
+
+void pw_mcp_wire_free(pw_mcp_wire **w)
+{
+	if (!*w)
+		return;
+	pthread_mutex_destroy(&(*w)->lock);
+	free(*w);
+	*w = NULL;
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+bool pw_mcp_wire_send(pw_mcp_wire *w, const json_t *msg)
+{
+	/* Compact output escapes every control character inside strings, so
+	 * the only newline is the one that ends the message. */
+	char *text = json_dumps(msg, JSON_COMPACT);
+	if (!text)
+		return false;
+	size_t n = strlen(text);
+	text = xrealloc(text, n + 2);
+	text[n] = '\n';
+	pthread_mutex_lock(&w->lock);
+	bool ok = !w->broken && write_all(w->fd, text, n + 1);
+	if (!ok)
+		w->broken = true;
+	pthread_mutex_unlock(&w->lock);
+	free(text);
+	return ok;
+}
+
+void pw_mcp_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pyward mcp: %s\n", msg);
+	free(msg);
+}

@@ -1,0 +1,299 @@
+// pyward mcp driven by real clients: the official TypeScript SDK (Client +
+// StdioClientTransport, which validates structuredContent against each
+// tool's outputSchema), the MCP Inspector's CLI, and a hand-written
+// JSON-RPC session for what the SDK 1.x cannot send. Prints TAP.
+// Environment (from mcp.sh): PYWARD, WS, BOX, VENV, XDG_RUNTIME_DIR, PYWARD_DATADIR.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn, execFile } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const env = process.env;
+const PYWARD = env.PYWARD;
+const EXPECTED_TOOLS = (env.EXPECTED_TOOLS || 'python').split(' ');
+
+// ---------------------------------------------------------------- TAP
+let n = 0;
+let failed = 0;
+function ok(cond, desc, diag) {
+  n++;
+  console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${desc}`);
+  if (!cond) {
+    failed++;
+    if (diag !== undefined)
+      for (const l of String(typeof diag === 'string' ? diag : JSON.stringify(diag)).split('\n').slice(0, 20))
+        console.log(`#   ${l}`);
+  }
+}
+const is = (got, want, desc) => ok(got === want, desc, `got ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+async function rejects(promise, check, desc) {
+  try {
+    const r = await promise;
+    ok(false, desc, `resolved: ${JSON.stringify(r).slice(0, 400)}`);
+  } catch (e) {
+    ok(check(e), desc, `${e && e.code} ${e && e.message}`);
+  }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function serverEnv(extra = {}) {
+  const keep = ['PATH', 'HOME', 'LC_ALL', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME',
+    'PYWARD_SYSTEM_CONFIG', 'PYWARD_DATADIR', 'PYWARD_WORKER', 'PYWARD_LOCALEDIR'];
+  const e = {};
+  for (const k of keep) if (env[k] !== undefined) e[k] = env[k];
+  return { ...e, ...extra };
+}
+
+async function sdkClient(args = [], name = 'pyward-test', capabilities = {}) {
+  const transport = new StdioClientTransport({
+    command: PYWARD,
+    args: ['--box-root', env.BOX, '-C', env.WS, ...args, 'mcp'],
+    env: serverEnv(),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d; });
+  const client = new Client({ name, version: '9.8.7' }, { capabilities });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+const structured = (r) => r.structuredContent;
+
+// ---------------------------------------------------------------- the SDK
+async function sdkSession() {
+  const { client } = await sdkClient();
+  is(client.getServerVersion()?.name, 'pyward', 'initialize: the server names itself pyward');
+  const instructions = client.getInstructions() || '';
+  ok(/instead of running `pip`/.test(instructions) && /scratchpad/.test(instructions),
+    'initialize: the instructions steer agents away from pip in a shell and explain the scratchpad', instructions);
+  const skill = readFileSync(path.join(here, '../../data/skills/python-env/SKILL.md'), 'utf8');
+  ok(skill.includes(instructions.trim().split('\n')[0]), 'the instructions are the SKILL.md guidance');
+
+  const { tools } = await client.listTools();
+  is(tools.map((t) => t.name).join(' '), EXPECTED_TOOLS.join(' '), 'tools/list: the tools in their fixed order');
+  ok(tools.every((t) => t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object'),
+    'every tool has an object inputSchema and outputSchema');
+  ok(tools.every((t) => ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
+    .every((k) => typeof t.annotations?.[k] === 'boolean')), 'every tool has the four annotation hints');
+  const again = await client.listTools();
+  is(JSON.stringify(again.tools), JSON.stringify(tools), 'tools/list is the same, byte for byte, when asked again');
+
+  const py = (code, extra = {}, opts) =>
+    client.callTool({ name: 'python', arguments: { code, venv: env.VENV, ...extra } }, undefined, opts);
+  let r = await py('x = 41');
+  ok(!r.isError && structured(r).status === 'ok', 'python: a first cell runs', r);
+  ok(structured(r).interpreter?.executable?.startsWith(env.VENV), 'python: a fresh worker names its interpreter', structured(r));
+  r = await py('x + 1');
+  is(structured(r).value, '42', 'python: state survives into the next call');
+  is(JSON.stringify(JSON.parse(r.content[0].text)), JSON.stringify(structured(r)),
+    'python: the text content is the same JSON as structuredContent');
+  ok(/-mcp-\d+$/.test(structured(r).session), 'python: one session per connection, named from workspace and connection',
+    structured(r).session);
+  r = await py('1/0');
+  ok(r.isError && structured(r).status === 'error' && /ZeroDivisionError/.test(structured(r).traceback),
+    'python: an exception is a tool error carrying the traceback', r);
+
+  await rejects(client.callTool({ name: 'python', arguments: { code: 5 } }),
+    (e) => e.code === -32602 && /arguments\.code/.test(e.message), 'a wrong argument type is invalid params naming the field');
+  await rejects(client.callTool({ name: 'python', arguments: { code: '1', bogus: 1 } }),
+    (e) => e.code === -32602 && /arguments\.bogus/.test(e.message), 'an unknown argument is invalid params naming it');
+  await rejects(client.callTool({ name: 'no_such_tool', arguments: {} }),
+    (e) => e.code === -32602 && /unknown tool/.test(e.message), 'an unknown tool is invalid params');
+
+  // cancellation: the SDK sends notifications/cancelled when the signal aborts
+  const ac = new AbortController();
+  const t0 = Date.now();
+  const spin = py('while True: pass', {}, { signal: ac.signal, timeout: 60000 });
+  setTimeout(() => ac.abort('test'), 800);
+  await rejects(spin, () => true, 'python: a cancelled call returns at once (the client stops waiting)');
+  r = await py('x');
+  ok(Date.now() - t0 < 15000 && structured(r).value === '41',
+    'python: after the cancel the cell was interrupted and the session kept its state', structured(r));
+
+  // two sessions at once: a slow cell does not hold up another session
+  const slow = py('import time; time.sleep(2); "slow"', { session: 'mcp-test-a' });
+  await sleep(200);
+  const t1 = Date.now();
+  r = await py('"quick"', { session: 'mcp-test-b' });
+  ok(Date.now() - t1 < 1500 && structured(r).value === "'quick'", 'requests run concurrently (another session answers during a slow cell)',
+    `${Date.now() - t1} ms`);
+  r = await slow;
+  is(structured(r).value, "'slow'", 'the slow cell finishes too');
+
+  // a restarted host: the loss is said, not hidden
+  const pid = Number(readFileSync(path.join(env.XDG_RUNTIME_DIR, 'pyward', 'host.pid'), 'utf8'));
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100; i++) {
+    try { process.kill(pid, 0); } catch { break; }
+    await sleep(50);
+  }
+  r = await py('x');
+  let notices = structured(r).notices || [];
+  if (!notices.length) { r = await py('x'); notices = structured(r).notices || []; }
+  ok(notices.length > 0 && (structured(r).status !== 'ok' || /NameError/.test(structured(r).traceback || '') || notices.length),
+    'python: after the host restarts the result reports the lost state', structured(r));
+  r = await py('y = 5; y * 2');
+  is(structured(r).value, '10', 'python: the session works again after the loss');
+  await client.close();
+}
+
+// ---------------------------------------------------------------- the Inspector
+function inspector(args) {
+  const bin = path.join(here, 'node_modules', '.bin', 'mcp-inspector');
+  const e = serverEnv();
+  const envArgs = Object.entries({ XDG_RUNTIME_DIR: e.XDG_RUNTIME_DIR, PYWARD_DATADIR: e.PYWARD_DATADIR,
+    PYWARD_SYSTEM_CONFIG: e.PYWARD_SYSTEM_CONFIG, XDG_CONFIG_HOME: e.XDG_CONFIG_HOME })
+    .filter(([, v]) => v !== undefined).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  return new Promise((resolve) => {
+    execFile(bin, ['--cli', ...envArgs, PYWARD, '--box-root', env.BOX, '-C', env.WS, 'mcp', ...args],
+      { timeout: 90000, env: { ...env }, cwd: env.WS }, (err, stdout, stderr) => resolve({ err, stdout, stderr }));
+  });
+}
+
+async function inspectorSession() {
+  let r = await inspector(['--method', 'tools/list']);
+  let names = [];
+  try { names = JSON.parse(r.stdout).tools.map((t) => t.name); } catch { /* reported below */ }
+  is(names.join(' '), EXPECTED_TOOLS.join(' '), 'Inspector CLI: tools/list lists the tools');
+  r = await inspector(['--method', 'tools/call', '--tool-name', 'python', '--tool-arg', 'code=6*7',
+    '--tool-arg', `venv=${env.VENV}`]);
+  let value;
+  try { value = JSON.parse(r.stdout).structuredContent.value; } catch { value = r.stdout + r.stderr; }
+  is(value, '42', 'Inspector CLI: tools/call runs python');
+}
+
+// ---------------------------------------------------------------- by hand
+class Raw {
+  constructor(args = []) {
+    this.proc = spawn(PYWARD, ['--box-root', env.BOX, '-C', env.WS, 'mcp', ...args],
+      { env: serverEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.lines = [];
+    this.bad = [];
+    this.waiters = [];
+    this.stderr = '';
+    this.proc.stderr.on('data', (d) => { this.stderr += d; });
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      let msg;
+      try { msg = JSON.parse(line); } catch { this.bad.push(line); return; }
+      this.lines.push(msg);
+      this.waiters = this.waiters.filter((w) => !w(msg));
+    });
+  }
+  send(obj) { this.proc.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n'); }
+  next(match, ms = 20000) {
+    const found = this.lines.find(match);
+    if (found) { this.lines.splice(this.lines.indexOf(found), 1); return Promise.resolve(found); }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), ms);
+      this.waiters.push((m) => {
+        if (!match(m)) return false;
+        clearTimeout(timer);
+        this.lines.splice(this.lines.indexOf(m), 1);
+        resolve(m);
+        return true;
+      });
+    });
+  }
+  call(id, method, params) {
+    this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    return this.next((m) => !Array.isArray(m) && m.id === id);
+  }
+  close() {
+    this.proc.stdin.end();
+    return new Promise((resolve) => this.proc.on('close', (code) => resolve(code)));
+  }
+}
+
+const MODERN = '2026-07-28';
+const meta = (extra = {}) => ({ _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, ...extra } });
+
+async function rawSession() {
+  const s = new Raw(['--max-message', '4096']);
+  let m = await s.call(1, 'server/discover', meta());
+  ok(m?.result?.supportedVersions?.includes(MODERN) && m.result.supportedVersions.includes('2025-03-26'),
+    'server/discover (2026-07-28) lists every revision served', m);
+  ok(m?.result?.resultType === 'complete' && m.result._meta?.['io.modelcontextprotocol/serverInfo']?.name === 'pyward'
+    && typeof m.result.ttlMs === 'number' && m.result.capabilities?.tools,
+  'server/discover: resultType, serverInfo in _meta, ttlMs and capabilities', m);
+  ok(/pip/.test(m?.result?.instructions || ''), 'server/discover carries the instructions');
+  m = await s.call(2, 'tools/list', meta());
+  is(m?.result?.tools?.map((t) => t.name).join(' '), EXPECTED_TOOLS.join(' '), 'tools/list with _meta only, no initialize (stateless)');
+  ok(m?.result?.cacheScope && m.result.resultType === 'complete', 'tools/list (2026-07-28) is a cacheable result', m?.result && Object.keys(m.result));
+  m = await s.call(3, 'tools/call', { name: 'python', arguments: { code: '2**10', venv: env.VENV }, ...meta() });
+  ok(m?.result?.structuredContent?.value === '1024' && m.result.resultType === 'complete',
+    'tools/call with _meta runs a tool statelessly', m);
+  m = await s.call(4, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '1900-01-01',
+    'io.modelcontextprotocol/clientCapabilities': {} } });
+  ok(m?.error?.code === -32022 && m.error.data?.requested === '1900-01-01' && m.error.data.supported.includes(MODERN),
+    'an unknown version in _meta: UnsupportedProtocolVersion with the supported list', m);
+  m = await s.call(5, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } });
+  is(m?.error?.code, -32602, 'a stateless request without clientCapabilities is invalid params');
+  m = await s.call(6, 'tools/list');
+  is(m?.error?.code, -32600, 'a legacy request before initialize is refused with a reason');
+  m = await s.call(7, 'no/such/method', meta());
+  is(m?.error?.code, -32601, 'an unknown method: method not found');
+  s.send('{"jsonrpc": "2.0", "id": 8, "method": ');
+  m = await s.next((x) => x.error?.code === -32700);
+  ok(m && m.id === null, 'malformed JSON: a parse error with a null id', m);
+  s.send([{ jsonrpc: '2.0', id: 9, method: 'ping' }]);
+  m = await s.next((x) => !Array.isArray(x) && x.error?.code === -32600 && x.id === null);
+  ok(/2025-03-26/.test(m?.error?.message || ''), 'a batch outside 2025-03-26 is refused, naming the revision that has them', m);
+  s.send('{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"' + 'x'.repeat(200000) + '"}}');
+  m = await s.next((x) => x.error?.code === -32600 && /limit/.test(x.error.message));
+  ok(m && m.id === null && /4096/.test(m.error.message), 'a line over --max-message is refused, naming the limit', m);
+  m = await s.call(11, 'ping', meta());
+  ok(m?.result?.resultType === 'complete', 'the server reads on after the over-long line');
+  s.send({ jsonrpc: '2.0', id: 12, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {},
+    clientInfo: { name: 'raw-legacy', version: '1' } } });
+  m = await s.next((x) => x.id === 12);
+  is(m?.result?.protocolVersion, '2025-03-26', 'initialize: 2025-03-26 is answered as asked');
+  ok(m?.result && !('title' in m.result.serverInfo), 'initialize 2025-03-26: serverInfo without the later title');
+  s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  s.send([{ jsonrpc: '2.0', id: 13, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/whatever' },
+    { jsonrpc: '2.0', id: 14, method: 'tools/list' }, { jsonrpc: '2.0', id: 15, method: 'nope' }]);
+  m = await s.next((x) => Array.isArray(x));
+  ok(Array.isArray(m) && m.length === 3 && [13, 14, 15].every((id) => m.some((x) => x.id === id)),
+    'a 2025-03-26 batch: one array with a response per request, none for the notification', m);
+  const listed = Array.isArray(m) ? m.find((x) => x.id === 14) : undefined;
+  ok(listed && listed.result.tools.every((t) => !('outputSchema' in t)),
+    'tools/list for 2025-03-26 leaves out outputSchema (added in 2025-06-18)');
+  s.send('[]');
+  m = await s.next((x) => !Array.isArray(x) && x.error?.code === -32600 && /empty/.test(x.error.message));
+  ok(m, 'an empty batch is an invalid request');
+  s.send('"just a string"');
+  m = await s.next((x) => x.error?.code === -32600 && /object/.test(x.error.message));
+  ok(m, 'a message that is not an object is an invalid request');
+  const code = await s.close();
+  is(code, 0, 'the server exits 0 when stdin closes');
+  is(s.bad.length, 0, 'every line on stdout was a JSON message');
+  ok(/session 2025-03-26 with raw-legacy/.test(s.stderr), 'logs go to stderr', s.stderr);
+
+  // 2025-11-25 legacy session: an initialize answered with the newest legacy revision
+  const t = new Raw();
+  m = await t.call(1, 'initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+  is(m?.result?.protocolVersion, '2025-11-25', 'initialize with an unknown version is answered with the newest legacy one');
+  m = await t.call(2, 'initialize', { protocolVersion: '2025-06-18', capabilities: {} });
+  is(m?.error?.code, -32600, 'a second initialize is refused');
+  await t.close();
+}
+
+const timed = async (name, fn) => {
+  const t = Date.now();
+  await fn();
+  console.log(`# ${name}: ${Date.now() - t} ms`);
+};
+try {
+  await timed('SDK', sdkSession);
+  await timed('Inspector', inspectorSession);
+  await timed('by hand', rawSession);
+} catch (e) {
+  ok(false, 'the test script ran to its end', e && e.stack);
+}
+console.log(`1..${n}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,28 @@
+#!/bin/sh
+# pyward mcp against real MCP clients (tests/mcp/client.mjs): the official
+# TypeScript SDK, the Inspector's CLI and a hand-written JSON-RPC session.
+# Node and the pinned npm packages are test dependencies: ./setup.sh test
+# installs them (Debian's nodejs and npm, then npm ci in tests/mcp).
+. "$TOP_SRCDIR/tests/lib.sh"
+command -v node >/dev/null 2>&1 || skip_all "node is not installed (./setup.sh test installs Debian's nodejs and npm)"
+[ -d "$TOP_SRCDIR/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
+	skip_all "the MCP SDK is not installed: run 'npm ci' in tests/mcp (./setup.sh test does)"
+SYS_PY=/usr/bin/python3
+[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
+[ -n "$SYS_PY" ] || skip_all "no python3"
+make_world
+export XDG_RUNTIME_DIR="$WORLD/rt"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+export PYWARD_DATADIR="$TOP_SRCDIR/data" PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+export WS="$WORLD/ws" BOX="$WORLD/box" VENV="$WORLD/ws/.venv"
+"$SYS_PY" -m venv --without-pip "$VENV" || skip_all "python3 -m venv does not work here (install python3-venv)"
+stop_host() {
+	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	_i=0
+	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	return 0
+}
+trap 'stop_host; rm -rf "$WORLD"' EXIT
+node "$TOP_SRCDIR/tests/mcp/client.mjs"
