@@ -3,8 +3,6 @@
 
 #include "cli/cli.h"
 
-#include "audit.h"
-
 #include "i18n.h"
 #include "paths.h"
 #include "xalloc.h"
@@ -75,27 +73,6 @@ const pw_cmd *pw_cli_command(size_t i)
 	return i < pw_cli_command_count() ? commands[i] : NULL;
 }
 
-const char *pw_mode_name(pw_mode m)
-{
-	switch (m) {
-	case PW_MODE_READ_ONLY: return "read-only";
-	case PW_MODE_WORKSPACE_WRITE: return "workspace-write";
-	case PW_MODE_FULL_ACCESS: return "full-access";
-	}
-	return "read-only";
-}
-
-static bool parse_mode(const char *s, pw_mode *out)
-{
-	static const pw_mode all[] = { PW_MODE_READ_ONLY, PW_MODE_WORKSPACE_WRITE, PW_MODE_FULL_ACCESS };
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (strcmp(s, pw_mode_name(all[i])) == 0) {
-			*out = all[i];
-			return true;
-		}
-	return false;
-}
-
 static bool parse_seconds(const char *s, double *out)
 {
 	char *end = NULL;
@@ -128,22 +105,22 @@ static void print_version(void)
 static int apply_global(pw_cli *cli, int code, const char *arg)
 {
 	switch (code) {
-	case OPT_BOX_ROOT: cli->box_root_opt = arg; return 0;
-	case 'C': cli->workspace_opt = arg; return 0;
+	case OPT_BOX_ROOT: cli->ctx.box_root_opt = arg; return 0;
+	case 'C': cli->ctx.workspace_opt = arg; return 0;
 	case OPT_ROOT:
-		cli->roots = xrealloc(cli->roots, (cli->root_count + 1) * sizeof *cli->roots);
-		cli->roots[cli->root_count++] = arg;
+		cli->ctx.roots = xrealloc(cli->ctx.roots, (cli->ctx.root_count + 1) * sizeof *cli->ctx.roots);
+		cli->ctx.roots[cli->ctx.root_count++] = arg;
 		return 0;
 	case OPT_MODE:
-		if (!parse_mode(arg, &cli->mode)) {
+		if (!pw_mode_parse(arg, &cli->ctx.mode)) {
 			pw_cli_usage_error(cli, _("unknown mode '%s' (use read-only, workspace-write or full-access)"), arg);
 			return -1;
 		}
-		cli->mode_given = true;
+		cli->ctx.mode_given = true;
 		return 0;
 	case OPT_JSON: cli->json = true; return 0;
 	case OPT_TIMEOUT:
-		if (!parse_seconds(arg, &cli->timeout)) {
+		if (!parse_seconds(arg, &cli->ctx.timeout)) {
 			pw_cli_usage_error(cli, _("--timeout needs a positive number of seconds, not '%s'"), arg);
 			return -1;
 		}
@@ -253,94 +230,12 @@ int pw_cli_parse_command(pw_cli *cli, const pw_cmd *cmd, int argc, char **argv,
 	return rc < 0 ? rc : optind;
 }
 
-static pw_err *load_settings(pw_cli *cli)
-{
-	cli->settings = pw_settings_new();
-	cli->system_config = xstrdup(pw_paths_system_config());
-	pw_err *e = pw_settings_load_file(cli->settings, cli->system_config, NULL);
-	if (e)
-		return e;
-	cli->user_config = pw_paths_user_config();
-	if (cli->user_config)
-		e = pw_settings_load_file(cli->settings, cli->user_config, NULL);
-	return e;
-}
-
-/* box_root from the system file beats the user file: the box is shared. */
-static pw_err *resolve_box_root(pw_cli *cli)
-{
-	pw_settings *sys = pw_settings_new();
-	pw_settings *usr = pw_settings_new();
-	pw_err *e = pw_settings_load_file(sys, cli->system_config, NULL);
-	if (!e && cli->user_config)
-		e = pw_settings_load_file(usr, cli->user_config, NULL);
-	if (!e) {
-		const char *home_env = getenv("PYWARD_HOME");
-		pw_paths_input in = {
-			.cli_box_root = cli->box_root_opt,
-			.env_home = home_env,
-			.system_conf = sys,
-			.user_conf = usr,
-			.uid = getuid(),
-			.xdg_data_home = getenv("XDG_DATA_HOME"),
-			.home = getenv("HOME"),
-		};
-		e = pw_paths_box_root(&in, &cli->box_root, &cli->box_root_source);
-	}
-	pw_settings_free(&sys);
-	pw_settings_free(&usr);
-	return e;
-}
-
-static pw_err *resolve_workspace(pw_cli *cli)
-{
-	const char *ws = cli->workspace_opt ? cli->workspace_opt : ".";
-	char *real = realpath(ws, NULL);
-	if (!real)
-		return pw_err_errno(PW_ERR_USAGE, errno, _("pass an existing directory with -C DIR"),
-				    _("workspace '%s'"), ws);
-	cli->workspace = real;
-	cli->guard = pw_guard_new();
-	pw_err *e = pw_guard_add_root(cli->guard, real);
-	for (size_t i = 0; !e && i < cli->root_count; i++)
-		e = pw_guard_add_root(cli->guard, cli->roots[i]);
-	return e ? pw_err_prefix(e, _("allowed roots")) : NULL;
-}
-
-static pw_err *apply_mode_setting(pw_cli *cli)
-{
-	const char *m = pw_settings_get(cli->settings, "mode");
-	if (cli->mode_given || !m)
-		return NULL;
-	if (!parse_mode(m, &cli->mode))
-		return pw_err_new(PW_ERR_USAGE, NULL, _("%s: unknown mode '%s'"),
-				  pw_settings_origin(cli->settings, "mode"), m);
-	return NULL;
-}
-
 pw_err *pw_cli_prepare(pw_cli *cli)
 {
-	if (cli->box_root)
-		return NULL;
-	pw_err *e = load_settings(cli);
-	if (!e)
-		e = apply_mode_setting(cli);
-	if (!e)
-		e = resolve_box_root(cli);
-	if (!e)
-		e = resolve_workspace(cli);
-	if (!e)
-		e = pw_audit_configure(pw_settings_get(cli->settings, "audit_log"),
-				       pw_settings_get(cli->settings, "audit_syslog_socket"));
-	return e;
-}
-
-pw_err *pw_cli_require_write(const pw_cli *cli, const char *what)
-{
-	if (cli->mode != PW_MODE_READ_ONLY)
-		return NULL;
-	return pw_err_new(PW_ERR_REFUSED, _("run again with --mode workspace-write"),
-			  _("%s is a change, and the mode is read-only"), what);
+	cli->ctx.who.args = cli->cmdline;
+	if (!cli->ctx.who.front_end)
+		cli->ctx.who.front_end = "cli";
+	return pw_ops_ctx_prepare(&cli->ctx);
 }
 
 void pw_cli_print_error(const pw_cli *cli, const pw_err *e)
@@ -411,58 +306,9 @@ void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out)
 
 void pw_cli_free(pw_cli *cli)
 {
-	free(cli->roots);
-	pw_settings_free(&cli->settings);
-	free(cli->box_root);
-	free(cli->workspace);
-	pw_guard_free(&cli->guard);
-	free(cli->system_config);
-	free(cli->user_config);
+	free(cli->ctx.roots);
+	pw_ops_ctx_clear(&cli->ctx);
 	free(cli->cmdline);
-}
-
-pw_err *pw_cli_catalog_rw(pw_cli *cli, pw_catalog **cat)
-{
-	pw_err *e = pw_paths_mkdirs(cli->box_root, 0755);
-	if (e)
-		return e;
-	char *path = pw_paths_catalog(cli->box_root);
-	e = pw_catalog_open(path, PW_CATALOG_READ_WRITE, cat);
-	free(path);
-	return e;
-}
-
-pw_err *pw_cli_catalog_ro(pw_cli *cli, pw_catalog **cat)
-{
-	char *path = pw_paths_catalog(cli->box_root);
-	pw_err *e = pw_catalog_open(path, PW_CATALOG_READ_ONLY, cat);
-	free(path);
-	return e;
-}
-
-pw_err *pw_cli_op_begin(pw_cli *cli, pw_catalog *cat, const char *kind, const char *target, int64_t *id)
-{
-	pw_op_start s = { .kind = kind, .target = target, .args = cli->cmdline, .job_id = cli->job_id };
-	return pw_catalog_op_begin(cat, &s, id);
-}
-
-static const char *outcome_of(const pw_err *e)
-{
-	if (!e)
-		return PW_OUTCOME_OK;
-	switch (pw_err_code(e)) {
-	case PW_ERR_REFUSED: return PW_OUTCOME_REFUSED;
-	case PW_ERR_TIMEOUT: return PW_OUTCOME_TIMED_OUT;
-	case PW_ERR_CANCELLED: return PW_OUTCOME_CANCELLED;
-	default: return PW_OUTCOME_FAILED;
-	}
-}
-
-void pw_cli_op_end(pw_catalog *cat, int64_t id, const pw_err *e)
-{
-	if (!cat || !id)
-		return;
-	pw_err_free(pw_catalog_op_finish(cat, id, outcome_of(e), e ? pw_err_message(e) : NULL));
 }
 
 /* The one process-wide object: signal handlers can reach nothing else. */
@@ -486,21 +332,6 @@ pw_cancel *pw_cli_interrupt_token(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	return interrupt_token;
-}
-
-char *pw_cli_data_file(const char *name)
-{
-	const char *env = getenv("PYWARD_DATADIR");
-	const char *dirs[] = { env && *env ? env : NULL, PKGDATADIR, PW_SRCDIR "/data" };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i])
-			continue;
-		char *p = xasprintf("%s/%s", dirs[i], name);
-		if (access(p, R_OK) == 0)
-			return p;
-		free(p);
-	}
-	return xasprintf("%s/%s", PKGDATADIR, name);
 }
 
 bool pw_cli_confirm(const char *question)

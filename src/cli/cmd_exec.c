@@ -91,21 +91,21 @@ static int run_exec(pw_cli *cli, int argc, char **argv)
 	pw_err *e = pw_cli_prepare(cli);
 	char *python = NULL;
 	if (!e)
-		e = pw_runtime_python(cli->box_root, &python);
+		e = pw_runtime_python(cli->ctx.box_root, &python);
 	if (e)
 		return pw_cli_fail(cli, e);
 	const char **av = build_argv(python, argc, argv, first);
 	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
 	pw_run_opts o = {
-		.argv = av, .cwd = cli->workspace, .env_add = env_add,
-		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = pw_cli_interrupt_token(),
+		.argv = av, .cwd = cli->ctx.workspace, .env_add = env_add,
+		.deadline_ms = pw_clock_deadline_after(cli->ctx.timeout), .cancel = pw_cli_interrupt_token(),
 		.stdin_path = "/dev/stdin", .on_line = pass_line,
 	};
 	pw_run_result *r = NULL;
 	e = pw_run(&o, &r);
 	int rc = e ? pw_cli_report(cli, e) : exit_status_of(r);
 	if (!e && pw_run_result_status(r) == PW_RUN_TIMED_OUT)
-		fprintf(stderr, _("pyward: stopped after its %g s budget (the whole process group was killed)\n"), cli->timeout);
+		fprintf(stderr, _("pyward: stopped after its %g s budget (the whole process group was killed)\n"), cli->ctx.timeout);
 	pw_err_free(e);
 	pw_run_result_free(&r);
 	free(av);

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "cli/cli.h"
+
+#include "ops/json.h"
 #include "cli/render.h"
 
 #include "catalog.h"
@@ -95,19 +97,19 @@ static json_t *op_to_json(const pw_op_rec *op)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "id", json_integer(op->id));
-	json_object_set_new(j, "kind", pw_render_json_str(op->kind));
-	json_object_set_new(j, "target", pw_render_json_str(op->target));
-	json_object_set_new(j, "outcome", pw_render_json_str(op->outcome));
-	json_object_set_new(j, "stop_reason", pw_render_json_str(op->stop_reason));
-	json_object_set_new(j, "started_at", pw_render_json_str(op->started_at));
-	json_object_set_new(j, "finished_at", pw_render_json_str(op->finished_at));
+	json_object_set_new(j, "kind", pw_json_str(op->kind));
+	json_object_set_new(j, "target", pw_json_str(op->target));
+	json_object_set_new(j, "outcome", pw_json_str(op->outcome));
+	json_object_set_new(j, "stop_reason", pw_json_str(op->stop_reason));
+	json_object_set_new(j, "started_at", pw_json_str(op->started_at));
+	json_object_set_new(j, "finished_at", pw_json_str(op->finished_at));
 	json_object_set_new(j, "duration_ms", op->duration_ms < 0 ? json_null() : json_integer(op->duration_ms));
-	json_object_set_new(j, "user", pw_render_json_str(op->user));
+	json_object_set_new(j, "user", pw_json_str(op->user));
 	json_object_set_new(j, "uid", json_integer(op->uid));
-	json_object_set_new(j, "host", pw_render_json_str(op->host));
+	json_object_set_new(j, "host", pw_json_str(op->host));
 	json_object_set_new(j, "pid", json_integer(op->pid));
-	json_object_set_new(j, "command", pw_render_json_str(op->args));
-	json_object_set_new(j, "pyward_version", pw_render_json_str(op->pyward_version));
+	json_object_set_new(j, "command", pw_json_str(op->args));
+	json_object_set_new(j, "pyward_version", pw_json_str(op->pyward_version));
 	json_object_set_new(j, "attempt_count", json_integer(op->attempt_count));
 	return j;
 }
@@ -190,7 +192,7 @@ static void print_table(const pw_op_list *ops)
 static pw_err *open_catalog(pw_cli *cli, pw_catalog **cat)
 {
 	pw_err *e = pw_cli_prepare(cli);
-	return e ? e : pw_cli_catalog_ro(cli, cat);
+	return e ? e : pw_ops_catalog_ro(&cli->ctx, cat);
 }
 
 static int list_operations(pw_cli *cli, const pw_op_filter *f)
@@ -287,7 +289,7 @@ static int show_operation(pw_cli *cli, const char *id_text)
 		json_t *j = op_to_json(&op);
 		json_t *arr = json_array();
 		for (size_t i = 0; i < att.count; i++)
-			json_array_append_new(arr, pw_render_attempt_json(&att.items[i], false));
+			json_array_append_new(arr, pw_json_attempt_rec(&att.items[i], false));
 		json_object_set_new(j, "attempts", arr);
 		rc = pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "operation", j));
 	} else {

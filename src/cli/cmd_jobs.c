@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "cli/cmd_jobs.h"
+
+#include "ops/json.h"
 #include "cli/render.h"
 
 #include "clock.h"
@@ -53,23 +55,23 @@ static json_t *job_json(const pw_job_rec *r)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "id", json_integer(r->id));
-	json_object_set_new(j, "state", pw_render_json_str(r->state));
-	json_object_set_new(j, "kind", pw_render_json_str(r->kind));
-	json_object_set_new(j, "target", pw_render_json_str(r->target));
-	json_object_set_new(j, "command", pw_render_json_str(r->args));
-	json_object_set_new(j, "workspace", pw_render_json_str(r->workspace));
-	json_object_set_new(j, "log", pw_render_json_str(r->log_path));
+	json_object_set_new(j, "state", pw_json_str(r->state));
+	json_object_set_new(j, "kind", pw_json_str(r->kind));
+	json_object_set_new(j, "target", pw_json_str(r->target));
+	json_object_set_new(j, "command", pw_json_str(r->args));
+	json_object_set_new(j, "workspace", pw_json_str(r->workspace));
+	json_object_set_new(j, "log", pw_json_str(r->log_path));
 	json_object_set_new(j, "budget_s", json_real(r->budget_s));
-	json_object_set_new(j, "user", pw_render_json_str(r->user));
-	json_object_set_new(j, "host", pw_render_json_str(r->host));
+	json_object_set_new(j, "user", pw_json_str(r->user));
+	json_object_set_new(j, "host", pw_json_str(r->host));
 	json_object_set_new(j, "pid", r->pid > 0 ? json_integer(r->pid) : json_null());
-	json_object_set_new(j, "started_at", pw_render_json_str(r->started_at));
-	json_object_set_new(j, "finished_at", pw_render_json_str(r->finished_at));
+	json_object_set_new(j, "started_at", pw_json_str(r->started_at));
+	json_object_set_new(j, "finished_at", pw_json_str(r->finished_at));
 	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
 	json_object_set_new(j, "exit_status", r->exit_status >= 0 ? json_integer(r->exit_status) : json_null());
-	json_object_set_new(j, "stop_reason", pw_render_json_str(r->stop_reason));
-	json_object_set_new(j, "cancel_requested_at", pw_render_json_str(r->cancel_requested_at));
-	json_object_set_new(j, "cancelled_by", pw_render_json_str(r->cancelled_by));
+	json_object_set_new(j, "stop_reason", pw_json_str(r->stop_reason));
+	json_object_set_new(j, "cancel_requested_at", pw_json_str(r->cancel_requested_at));
+	json_object_set_new(j, "cancelled_by", pw_json_str(r->cancelled_by));
 	return j;
 }
 
@@ -78,7 +80,7 @@ static pw_err *get_job(pw_cli *cli, const char *id_text, pw_catalog **cat, pw_jo
 	int64_t id = 0;
 	pw_err *e = parse_id(id_text, &id);
 	if (!e)
-		e = write ? pw_cli_catalog_rw(cli, cat) : pw_cli_catalog_ro(cli, cat);
+		e = write ? pw_ops_catalog_rw(&cli->ctx, cat) : pw_ops_catalog_ro(&cli->ctx, cat);
 	if (!e)
 		e = pw_jobs_get(*cat, id, r);
 	return e;
@@ -113,22 +115,22 @@ static pw_err *job_started(void *ud, pid_t pid, int64_t proc_start)
 /* pyward's own options, resolved, then the command as it was given. */
 static char **child_argv(const pw_cli *cli, const char *exe, int argc, char **argv)
 {
-	char **out = xcalloc((size_t)argc + 2 * cli->root_count + 12, sizeof *out);
+	char **out = xcalloc((size_t)argc + 2 * cli->ctx.root_count + 12, sizeof *out);
 	size_t k = 0;
 	out[k++] = xstrdup(exe);
 	out[k++] = xstrdup("--box-root");
-	out[k++] = xstrdup(cli->box_root);
+	out[k++] = xstrdup(cli->ctx.box_root);
 	out[k++] = xstrdup("-C");
-	out[k++] = xstrdup(cli->workspace);
+	out[k++] = xstrdup(cli->ctx.workspace);
 	out[k++] = xstrdup("--mode");
-	out[k++] = xstrdup(pw_mode_name(cli->mode));
-	for (size_t i = 0; i < cli->root_count; i++) {
+	out[k++] = xstrdup(pw_mode_name(cli->ctx.mode));
+	for (size_t i = 0; i < cli->ctx.root_count; i++) {
 		out[k++] = xstrdup("--root");
-		out[k++] = xstrdup(cli->roots[i]);
+		out[k++] = xstrdup(cli->ctx.roots[i]);
 	}
-	if (cli->timeout > 0) {
+	if (cli->ctx.timeout > 0) {
 		out[k++] = xstrdup("--timeout");
-		out[k++] = xasprintf("%.3f", cli->timeout);
+		out[k++] = xasprintf("%.3f", cli->ctx.timeout);
 	}
 	for (int i = 0; i < argc; i++)
 		out[k++] = xstrdup(argv[i]);
@@ -145,10 +147,10 @@ static void free_argv(char **v)
 static pw_err *log_dir(const pw_cli *cli, char **out)
 {
 	char *cache = NULL, *tmp = NULL;
-	pw_err *e = pw_venv_workspace_state(cli->workspace, &cache, &tmp); /* .pyward/ and its .gitignore */
+	pw_err *e = pw_venv_workspace_state(cli->ctx.workspace, &cache, &tmp); /* .pyward/ and its .gitignore */
 	free(cache);
 	free(tmp);
-	*out = xasprintf("%s/.pyward/jobs", cli->workspace);
+	*out = xasprintf("%s/.pyward/jobs", cli->ctx.workspace);
 	if (!e)
 		e = pw_paths_mkdirs(*out, 0700);
 	return e;
@@ -196,8 +198,8 @@ int pw_cli_job_detach(pw_cli *cli, const char *kind, const char *target, double 
 	pw_job_rec r = { 0 };
 	pw_err *e = log_dir(cli, &dir);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &d.cat);
-	pw_job_start s = { .kind = kind, .target = target, .args = cli->cmdline, .workspace = cli->workspace,
+		e = pw_ops_catalog_rw(&cli->ctx, &d.cat);
+	pw_job_start s = { .kind = kind, .target = target, .args = cli->cmdline, .workspace = cli->ctx.workspace,
 			   .log_dir = dir, .budget_s = budget_s };
 	if (!e)
 		e = pw_jobs_begin(d.cat, &s, &d.id);
@@ -227,13 +229,13 @@ pw_err *pw_cli_job_enter(pw_cli *cli)
 	pw_catalog *cat = NULL;
 	pw_err *e = parse_id(getenv(PW_JOB_ENV), &id);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
 		e = pw_jobs_claim(cat, id);
 	pw_catalog_close(&cat);
 	if (e)
 		return e;
-	cli->job_id = id;
+	cli->ctx.who.job_id = id;
 	if (cli->verbosity == 0)
 		cli->verbosity = 1; /* pip's lines belong in the log */
 	pw_cli_interrupt_token(); /* a cancel's SIGTERM stops the work cleanly from now on */
@@ -249,11 +251,11 @@ int pw_cli_job_leave(pw_cli *cli, int rc)
 	pw_catalog *cat = NULL;
 	pw_job_rec r = { 0 };
 	fflush(stdout);
-	pw_err *e = pw_cli_catalog_rw(cli, &cat);
+	pw_err *e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
-		e = pw_jobs_finish(cat, cli->job_id, rc);
+		e = pw_jobs_finish(cat, cli->ctx.who.job_id, rc);
 	if (!e)
-		e = pw_jobs_get(cat, cli->job_id, &r);
+		e = pw_jobs_get(cat, cli->ctx.who.job_id, &r);
 	if (e)
 		pw_cli_print_error(cli, e);
 	else
@@ -288,7 +290,7 @@ static int list_jobs(pw_cli *cli)
 {
 	pw_catalog *cat = NULL;
 	pw_job_list l = { 0 };
-	pw_err *e = pw_cli_catalog_ro(cli, &cat);
+	pw_err *e = pw_ops_catalog_ro(&cli->ctx, &cat);
 	if (!e)
 		e = pw_jobs_list(cat, 0, &l);
 	pw_catalog_close(&cat);
@@ -335,10 +337,10 @@ static pw_err *job_operations(pw_catalog *cat, int64_t job, json_t *ops)
 		if (!e && ops) {
 			json_t *a = json_array();
 			for (size_t k = 0; k < att.count; k++)
-				json_array_append_new(a, pw_render_attempt_json(&att.items[k], true));
+				json_array_append_new(a, pw_json_attempt_rec(&att.items[k], true));
 			json_array_append_new(ops, json_pack("{s:I,s:s,s:o,s:s,s:o,s:o}", "id", (json_int_t)op.id, "kind",
-							     op.kind, "target", pw_render_json_str(op.target), "outcome",
-							     op.outcome, "stop_reason", pw_render_json_str(op.stop_reason),
+							     op.kind, "target", pw_json_str(op.target), "outcome",
+							     op.outcome, "stop_reason", pw_json_str(op.stop_reason),
 							     "attempts", a));
 		} else if (!e) {
 			print_op(&op, &att);
@@ -389,7 +391,7 @@ static int show_job(pw_cli *cli, const char *id_text)
 		json_t *ops = json_array(), *j = job_json(&r);
 		e = job_operations(cat, r.id, ops);
 		json_object_set_new(j, "operations", ops);
-		json_object_set_new(j, "log_tail", pw_render_json_str(tail));
+		json_object_set_new(j, "log_tail", pw_json_str(tail));
 		if (!e)
 			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", j));
 		else
@@ -468,12 +470,12 @@ static int wait_job(pw_cli *cli, const char *id_text)
 	pw_catalog *cat = NULL;
 	pw_job_rec r = { 0 };
 	pw_err *e = get_job(cli, id_text, &cat, &r, false);
-	int64_t deadline = pw_clock_deadline_after(cli->timeout);
+	int64_t deadline = pw_clock_deadline_after(cli->ctx.timeout);
 	pw_cancel *stop = pw_cli_interrupt_token();
 	while (!e && is_running(&r)) {
 		if (deadline && pw_clock_mono_ms() >= deadline)
 			e = pw_err_new(PW_ERR_TIMEOUT, _("wait longer with --timeout SECONDS, or stop it with 'pyward jobs cancel'"),
-				       _("job %lld is still running after %.0f s"), (long long)r.id, cli->timeout);
+				       _("job %lld is still running after %.0f s"), (long long)r.id, cli->ctx.timeout);
 		else if (pw_cancel_raised(stop))
 			e = pw_err_new(PW_ERR_CANCELLED, _("the job itself goes on; 'pyward jobs' shows it"),
 				       _("stopped waiting for job %lld"), (long long)r.id);
@@ -559,7 +561,7 @@ static int cancel_job(pw_cli *cli, const char *id_text)
 {
 	pw_catalog *cat = NULL;
 	pw_job_rec r = { 0 };
-	pw_err *e = pw_cli_require_write(cli, _("cancelling a job"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("cancelling a job"));
 	if (!e)
 		e = get_job(cli, id_text, &cat, &r, true);
 	if (!e)

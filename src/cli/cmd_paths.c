@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "cli/cli.h"
+
+#include "ops/json.h"
 #include "cli/render.h"
 
 #include "i18n.h"
@@ -20,33 +22,33 @@ static int no_options(int code, const char *arg, void *ud)
 static json_t *paths_json(const pw_cli *cli, const char *catalog)
 {
 	json_t *roots = json_array();
-	for (size_t i = 0; i < pw_guard_root_count(cli->guard); i++)
-		json_array_append_new(roots, pw_render_json_str(pw_guard_root(cli->guard, i)));
+	for (size_t i = 0; i < pw_guard_root_count(cli->ctx.guard); i++)
+		json_array_append_new(roots, pw_json_str(pw_guard_root(cli->ctx.guard, i)));
 	return json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:s}",
-			 "box_root", pw_render_json_str(cli->box_root),
-			 "box_root_source", cli->box_root_source,
-			 "catalog", pw_render_json_str(catalog),
-			 "workspace", pw_render_json_str(cli->workspace),
+			 "box_root", pw_json_str(cli->ctx.box_root),
+			 "box_root_source", cli->ctx.box_root_source,
+			 "catalog", pw_json_str(catalog),
+			 "workspace", pw_json_str(cli->ctx.workspace),
 			 "roots", roots,
-			 "system_config", pw_render_json_str(cli->system_config),
-			 "user_config", pw_render_json_str(cli->user_config),
-			 "mode", pw_mode_name(cli->mode));
+			 "system_config", pw_json_str(cli->ctx.system_config),
+			 "user_config", pw_json_str(cli->ctx.user_config),
+			 "mode", pw_mode_name(cli->ctx.mode));
 }
 
 static void paths_text(const pw_cli *cli, const char *catalog)
 {
-	printf(_("box root:      %s (from %s)\n"), cli->box_root, cli->box_root_source);
+	printf(_("box root:      %s (from %s)\n"), cli->ctx.box_root, cli->ctx.box_root_source);
 	printf(_("catalog:       %s%s\n"), catalog,
 	       access(catalog, F_OK) == 0 ? "" : _(" (not created yet)"));
-	printf(_("workspace:     %s\n"), cli->workspace);
-	for (size_t i = 1; i < pw_guard_root_count(cli->guard); i++)
-		printf(_("extra root:    %s\n"), pw_guard_root(cli->guard, i));
-	printf(_("system config: %s%s\n"), cli->system_config,
-	       access(cli->system_config, F_OK) == 0 ? "" : _(" (absent)"));
-	if (cli->user_config)
-		printf(_("user config:   %s%s\n"), cli->user_config,
-		       access(cli->user_config, F_OK) == 0 ? "" : _(" (absent)"));
-	printf(_("mode:          %s\n"), pw_mode_name(cli->mode));
+	printf(_("workspace:     %s\n"), cli->ctx.workspace);
+	for (size_t i = 1; i < pw_guard_root_count(cli->ctx.guard); i++)
+		printf(_("extra root:    %s\n"), pw_guard_root(cli->ctx.guard, i));
+	printf(_("system config: %s%s\n"), cli->ctx.system_config,
+	       access(cli->ctx.system_config, F_OK) == 0 ? "" : _(" (absent)"));
+	if (cli->ctx.user_config)
+		printf(_("user config:   %s%s\n"), cli->ctx.user_config,
+		       access(cli->ctx.user_config, F_OK) == 0 ? "" : _(" (absent)"));
+	printf(_("mode:          %s\n"), pw_mode_name(cli->ctx.mode));
 }
 
 static int run_paths(pw_cli *cli, int argc, char **argv)
@@ -63,7 +65,7 @@ static int run_paths(pw_cli *cli, int argc, char **argv)
 	pw_err *e = pw_cli_prepare(cli);
 	if (e)
 		return pw_cli_fail(cli, e);
-	char *catalog = pw_paths_catalog(cli->box_root);
+	char *catalog = pw_paths_catalog(cli->ctx.box_root);
 	int rc = 0;
 	if (cli->json)
 		rc = pw_render_json(stdout, paths_json(cli, catalog));

@@ -76,7 +76,7 @@ static int handle_opt(int code, const char *arg, void *ud)
 
 static int setting_int(const pw_cli *cli, const char *key, int fallback)
 {
-	const char *v = pw_settings_get(cli->settings, key);
+	const char *v = pw_settings_get(cli->ctx.settings, key);
 	return v ? (int)strtod(v, NULL) : fallback;
 }
 
@@ -98,12 +98,12 @@ static int serve_host(pw_cli *cli)
 	else if (!e)
 		e = pw_scratch_dir(&dir);
 	const char *wenv = getenv("PYWARD_WORKER");
-	char *worker = wenv && *wenv ? xstrdup(wenv) : pw_cli_data_file("pyward_worker.py");
+	char *worker = wenv && *wenv ? xstrdup(wenv) : pw_ops_data_file("pyward_worker.py");
 	pw_scratch_host_opts o = {
 		.dir = dir,
 		.worker_script = worker,
-		.idle_timeout_s = cli->settings ? setting_int(cli, "python_idle_timeout", 900) : 900,
-		.max_workers = cli->settings ? setting_int(cli, "python_max_workers", 4) : 4,
+		.idle_timeout_s = cli->ctx.settings ? setting_int(cli, "python_idle_timeout", 900) : 900,
+		.max_workers = cli->ctx.settings ? setting_int(cli, "python_max_workers", 4) : 4,
 		.grace_ms = env_int("PYWARD_SCRATCH_GRACE_MS", 2000),
 		.ready_fd = env_int("PYWARD_SCRATCH_READY_FD", -1),
 		/* the tests' stand-in for a second user: the host believes it belongs to another uid */
@@ -170,7 +170,7 @@ static pw_err *read_code(const py_args *a, const char *operand, char **code)
 
 static pw_err *venv_python(const pw_cli *cli, const char *venv, char **dir, char **python)
 {
-	char *abs = venv[0] == '/' ? xstrdup(venv) : xasprintf("%s/%s", cli->workspace, venv);
+	char *abs = venv[0] == '/' ? xstrdup(venv) : xasprintf("%s/%s", cli->ctx.workspace, venv);
 	char *py = xasprintf("%s/bin/python", abs);
 	if (access(py, X_OK) != 0) {
 		pw_err *e = pw_err_new(PW_ERR_USAGE, _("create one with 'pyward venv create', or pass --python PATH"),
@@ -214,7 +214,7 @@ static pw_err *choose_python(const pw_cli *cli, const py_args *a, pw_scratch_req
 					  _("--python %s: no such executable"), a->python);
 		return NULL;
 	}
-	pw_err *e = pw_runtime_python(cli->box_root, &req->python);
+	pw_err *e = pw_runtime_python(cli->ctx.box_root, &req->python);
 	if (!e)
 		return NULL;
 	pw_err *r = pw_err_new(PW_ERR_REFUSED,
@@ -230,8 +230,8 @@ static pw_err *choose_python(const pw_cli *cli, const py_args *a, pw_scratch_req
 /* The per-cell budget: --timeout, else the settings' timeout, else none. */
 static double cell_budget(const pw_cli *cli)
 {
-	const char *v = cli->settings ? pw_settings_get(cli->settings, "timeout") : NULL;
-	return cli->timeout > 0 ? cli->timeout : v ? strtod(v, NULL) : 0;
+	const char *v = cli->ctx.settings ? pw_settings_get(cli->ctx.settings, "timeout") : NULL;
+	return cli->ctx.timeout > 0 ? cli->ctx.timeout : v ? strtod(v, NULL) : 0;
 }
 
 
@@ -359,7 +359,7 @@ static int do_run(pw_cli *cli, const py_args *a, const char *session, const char
 	pw_scratch_result *r = NULL;
 	if (!e) {
 		req.session = xstrdup(session);
-		req.project_dir = xstrdup(cli->workspace);
+		req.project_dir = xstrdup(cli->ctx.workspace);
 		req.env = environ;
 		req.timeout_ms = (int64_t)(cell_budget(cli) * 1000);
 		e = pw_scratch_run(c, &req, pw_cli_interrupt_token(), &r);
@@ -403,7 +403,7 @@ static int run_python(pw_cli *cli, int argc, char **argv)
 		pw_cli_usage_error(cli, _("session name '%s': use 1 to 64 of A-Z a-z 0-9 . _ -"), a.session);
 		return PW_EXIT_USAGE;
 	}
-	char *session = a.session ? xstrdup(a.session) : pw_scratch_default_session(cli->workspace);
+	char *session = a.session ? xstrdup(a.session) : pw_scratch_default_session(cli->ctx.workspace);
 	int rc = a.list || a.interrupt || a.discard ? do_admin(cli, &a, session)
 						     : do_run(cli, &a, session, first < argc ? argv[first] : NULL);
 	free(session);

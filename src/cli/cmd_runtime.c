@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/pipsetup.h"
+
+#include "ops/json.h"
+#include "ops/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
-#include "cli/runtime_plan.h"
+#include "ops/runtime_plan.h"
 
 #include "clock.h"
 #include "fetch.h"
@@ -93,18 +95,18 @@ static json_t *status_json(const pw_runtime_info *i, const pw_pin *pin)
 	json_t *j = json_object();
 	json_object_set_new(j, "schema", json_integer(1));
 	json_object_set_new(j, "state", json_string(pw_runtime_state_name(i->state)));
-	json_object_set_new(j, "why", pw_render_json_str(i->why));
-	json_object_set_new(j, "version", pw_render_json_str(i->version));
-	json_object_set_new(j, "release", pw_render_json_str(i->release));
-	json_object_set_new(j, "platform", pw_render_json_str(i->platform));
-	json_object_set_new(j, "path", pw_render_json_str(i->path));
-	json_object_set_new(j, "python", pw_render_json_str(i->python));
-	json_object_set_new(j, "sha256", pw_render_json_str(i->sha256));
-	json_object_set_new(j, "source_url", pw_render_json_str(i->url));
-	json_object_set_new(j, "installed_at", pw_render_json_str(i->installed_at));
-	json_object_set_new(j, "pins_source", pw_render_json_str(i->pins_source));
+	json_object_set_new(j, "why", pw_json_str(i->why));
+	json_object_set_new(j, "version", pw_json_str(i->version));
+	json_object_set_new(j, "release", pw_json_str(i->release));
+	json_object_set_new(j, "platform", pw_json_str(i->platform));
+	json_object_set_new(j, "path", pw_json_str(i->path));
+	json_object_set_new(j, "python", pw_json_str(i->python));
+	json_object_set_new(j, "sha256", pw_json_str(i->sha256));
+	json_object_set_new(j, "source_url", pw_json_str(i->url));
+	json_object_set_new(j, "installed_at", pw_json_str(i->installed_at));
+	json_object_set_new(j, "pins_source", pw_json_str(i->pins_source));
 	json_object_set_new(j, "size_on_disk", i->size_on_disk < 0 ? json_null() : json_integer(i->size_on_disk));
-	json_object_set_new(j, "previous_version", pw_render_json_str(i->previous_version));
+	json_object_set_new(j, "previous_version", pw_json_str(i->previous_version));
 	if (pin) {
 		json_object_set_new(j, "pinned_version", json_string(pin->version));
 		json_object_set_new(j, "pinned_size", pin->size < 0 ? json_null() : json_integer(pin->size));
@@ -146,13 +148,13 @@ static void status_text(const pw_runtime_info *i, const pw_pin *pin)
 static int run_status(pw_cli *cli, const runtime_args *a)
 {
 	pw_runtime_info info;
-	pw_err *e = pw_runtime_status(cli->box_root, &info);
+	pw_err *e = pw_runtime_status(cli->ctx.box_root, &info);
 	if (e)
 		return pw_cli_fail(cli, e);
 	pw_pins *pins = NULL;
 	const pw_pin *pin = NULL;
 	pw_runtime_request rq = request_of(a);
-	pw_err_free(pw_runtime_plan_pin(cli, &rq, &pins, &pin)); /* the pin only adds the size hint */
+	pw_err_free(pw_runtime_plan_pin(&cli->ctx, &rq, &pins, &pin)); /* the pin only adds the size hint */
 	int rc = info.state == PW_RUNTIME_BROKEN ? PW_EXIT_FAILED : 0;
 	if (cli->json)
 		pw_render_json(stdout, status_json(&info, pin));
@@ -233,7 +235,7 @@ static pw_err *do_install(pw_cli *cli, const runtime_args *a, const pw_runtime_p
 {
 	pw_cli_progress *prog = pw_cli_progress_new(a->progress, cli->verbosity);
 	pw_runtime_request rq = request_of(a);
-	pw_err *e = pw_runtime_plan_install(cli, &rq, p, cat, op, pw_cli_interrupt_token(),
+	pw_err *e = pw_runtime_plan_install(&cli->ctx, &rq, p, cat, op, pw_cli_interrupt_token(),
 					    pw_cli_progress_events(prog), r);
 	pw_cli_progress_free(&prog);
 	return e;
@@ -243,9 +245,9 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 {
 	pw_runtime_plan p = { 0 };
 	pw_runtime_request rq = request_of(a);
-	pw_err *e = pw_cli_require_write(cli, _("installing the runtime"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("installing the runtime"));
 	if (!e)
-		e = pw_runtime_plan_make(cli, &rq, !a->dry_run, &p);
+		e = pw_runtime_plan_make(&cli->ctx, &rq, !a->dry_run, &p);
 	if (!e && a->dry_run) {
 		if (cli->json)
 			pw_render_json(stdout, json_pack("{s:i,s:b,s:o}", "schema", 1, "dry_run", 1, "plan", plan_json(a, &p)));
@@ -255,20 +257,20 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 		return 0;
 	}
 	if (!e)
-		e = pw_runtime_preflight(cli->box_root, p.url, a->archive, p.size);
+		e = pw_runtime_preflight(cli->ctx.box_root, p.url, a->archive, p.size);
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	char *target = pw_runtime_plan_target(&p);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.install", target, &op);
+		e = pw_ops_op_begin(&cli->ctx, cat, "runtime.install", target, &op);
 	if (!e)
 		e = consent(cli, a, &p);
 	pw_runtime_install_result r = { 0 };
 	if (!e)
 		e = do_install(cli, a, &p, cat, op, &r);
-	pw_cli_op_end(cat, op, e);
+	pw_ops_op_end(cat, op, e);
 	if (!e)
 		print_install_result(cli, &p, &r);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
@@ -285,14 +287,14 @@ static int run_verify(pw_cli *cli)
 {
 	pw_runtime_verify_result r = { 0 };
 	size_t diffs = 0;
-	pw_err *e = pw_runtime_run_verify(cli, &r, &diffs);
+	pw_err *e = pw_runtime_run_verify(&cli->ctx, &r, &diffs);
 	int rc = 0;
 	if (e) {
 		rc = pw_cli_fail(cli, e);
 	} else if (cli->json) {
 		json_t *lines = json_array();
 		for (size_t i = 0; i < r.line_count; i++)
-			json_array_append_new(lines, pw_render_json_str(r.lines[i]));
+			json_array_append_new(lines, pw_json_str(r.lines[i]));
 		pw_render_json(stdout, json_pack("{s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "schema", 1, "ok", diffs == 0,
 						 "files_checked", (json_int_t)r.files_checked, "modified", (json_int_t)r.modified,
 						 "mode", (json_int_t)r.mode, "missing", (json_int_t)r.missing,
@@ -315,7 +317,7 @@ static int run_verify(pw_cli *cli)
 static int run_rollback(pw_cli *cli)
 {
 	char *version = NULL;
-	pw_err *e = pw_runtime_run_rollback(cli, &version);
+	pw_err *e = pw_runtime_run_rollback(&cli->ctx, &version);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "current_version", version));
@@ -328,11 +330,11 @@ static int run_rollback(pw_cli *cli)
 static int run_remove(pw_cli *cli)
 {
 	int64_t removed = 0;
-	pw_err *e = pw_cli_require_write(cli, _("removing the runtime"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("removing the runtime"));
 	if (!e && !cli->yes && !(isatty(STDIN_FILENO) && pw_cli_confirm(_("Remove the managed Python runtime for every user of this machine?"))))
 		e = pw_err_new(PW_ERR_REFUSED, _("pass --yes to confirm"), _("not removed: no confirmation"));
 	if (!e)
-		e = pw_runtime_run_remove(cli, &removed);
+		e = pw_runtime_run_remove(&cli->ctx, &removed);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:b}", "schema", 1, "removed", removed > 0));
@@ -378,48 +380,48 @@ static pw_err *baseline_pip(pw_cli *cli, const runtime_args *a, const char *pyth
 			    const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
 	const char *args[] = { "install", "--only-binary=:all:", "-r", reqs, NULL };
-	char **mirrors = pw_cli_mirrors(cli);
+	char **mirrors = pw_ops_mirrors(&cli->ctx);
 	int ports[32];
-	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
+	size_t nports = pw_ops_proxy_ports(&cli->ctx, ports, 32);
 	pw_pip_request rq = {
 		.python = python, .pip_args = args, .chain = true,
-		.index = a->index ? a->index : pw_settings_get(cli->settings, "index_url"),
-		.proxy = pw_settings_get(cli->settings, "proxy"), .mirrors = (const char *const *)mirrors,
+		.index = a->index ? a->index : pw_settings_get(cli->ctx.settings, "index_url"),
+		.proxy = pw_settings_get(cli->ctx.settings, "proxy"), .mirrors = (const char *const *)mirrors,
 		.proxy_ports = ports, .proxy_port_count = nports, .project = "python-docx",
-		.ca_file = getenv("PIP_CERT"), .cwd = cli->workspace, .env_add = (const char *const *)ce->vars,
-		.deadline_ms = pw_clock_deadline_after(cli->timeout > 0 ? cli->timeout : 600),
+		.ca_file = getenv("PIP_CERT"), .cwd = cli->ctx.workspace, .env_add = (const char *const *)ce->vars,
+		.deadline_ms = pw_clock_deadline_after(cli->ctx.timeout > 0 ? cli->ctx.timeout : 600),
 		.cancel = pw_cli_interrupt_token(), .catalog = cat, .operation_id = op,
 	};
 	pw_err *e = pw_pip_run(&rq, res);
-	pw_cli_list_free(mirrors);
+	pw_ops_list_free(mirrors);
 	return e;
 }
 
 static int run_baseline(pw_cli *cli, const runtime_args *a)
 {
-	char *python = NULL, *reqs = a->requirements ? xstrdup(a->requirements) : pw_cli_data_file("requirements-baseline.txt");
+	char *python = NULL, *reqs = a->requirements ? xstrdup(a->requirements) : pw_ops_data_file("requirements-baseline.txt");
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	pw_pip_result res = { 0 };
 	pw_manifest before = { 0 };
 	pw_runtime_changes changes = { 0 };
 	int64_t op = 0;
-	pw_err *e = pw_cli_require_write(cli, _("installing the baseline"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("installing the baseline"));
 	if (!e)
-		e = pw_runtime_python(cli->box_root, &python);
+		e = pw_runtime_python(cli->ctx.box_root, &python);
 	if (!e && access(reqs, R_OK) != 0)
 		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), reqs);
 	if (!e)
-		e = pw_child_env_make(cli, &ce);
+		e = pw_child_env_make(&cli->ctx, &ce);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.baseline", reqs, &op);
+		e = pw_ops_op_begin(&cli->ctx, cat, "runtime.baseline", reqs, &op);
 	/* What the baseline adds goes into the runtime's manifest, so verify checks it. */
 	if (!e)
-		e = pw_runtime_snapshot(cli->box_root, &before);
+		e = pw_runtime_snapshot(cli->ctx.box_root, &before);
 	pw_pkgwatch w = { 0 };
-	char *tree = e ? NULL : xasprintf("%s/runtime/python/current", cli->box_root);
+	char *tree = e ? NULL : xasprintf("%s/runtime/python/current", cli->ctx.box_root);
 	if (tree)
 		pw_err_free(pw_pkgwatch_begin(&w, tree));
 	if (!e)
@@ -430,13 +432,13 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 		pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
 	free(tree);
 	if (!e)
-		e = pw_runtime_record_changes(cli->box_root, cat, &before, &changes);
+		e = pw_runtime_record_changes(cli->ctx.box_root, cat, &before, &changes);
 	pw_manifest_clear(&before);
-	pw_cli_op_end(cat, op, e);
+	pw_ops_op_end(cat, op, e);
 	if (cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:o,s:{s:I,s:I,s:I}}", "schema", 1, "operation",
 						 (json_int_t)op, "outcome", e ? "failed" : "ok", "attempts",
-						 pw_cli_attempts_json(&res), "manifest", "added",
+						 pw_json_attempts(&res), "manifest", "added",
 						 (json_int_t)changes.added, "changed", (json_int_t)changes.changed,
 						 "removed", (json_int_t)changes.removed));
 	else if (res.count && cli->verbosity >= 0)

@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include "cli/cli.h"
+
+#include "ops/json.h"
 #include "cli/cmd_jobs.h"
-#include "cli/pipsetup.h"
+#include "ops/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
-#include "cli/venvops.h"
+#include "ops/venvops.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -102,10 +104,10 @@ static int handle_option(int code, const char *arg, void *ud)
 
 static json_t *info_json(const pw_venv_info *v)
 {
-	return json_pack("{s:o,s:o,s:o,s:b,s:o,s:o,s:b}", "path", pw_render_json_str(v->path), "kind",
-			 pw_render_json_str(v->kind), "python", pw_render_json_str(v->python), "python_exists",
-			 v->python_exists, "version", pw_render_json_str(v->version), "base",
-			 pw_render_json_str(v->base), "has_pip", v->has_pip);
+	return json_pack("{s:o,s:o,s:o,s:b,s:o,s:o,s:b}", "path", pw_json_str(v->path), "kind",
+			 pw_json_str(v->kind), "python", pw_json_str(v->python), "python_exists",
+			 v->python_exists, "version", pw_json_str(v->version), "base",
+			 pw_json_str(v->base), "has_pip", v->has_pip);
 }
 
 static void print_list(const pw_cli *cli, const pw_venv_list *l)
@@ -131,10 +133,10 @@ static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
 	}
 	pw_venv_list l = { 0 };
 	char *start = NULL;
-	pw_err *e = nops ? pw_guard_resolve(cli->guard, ops[0], &start) : NULL;
+	pw_err *e = nops ? pw_guard_resolve(cli->ctx.guard, ops[0], &start) : NULL;
 	if (!e)
-		e = pw_venv_discover(cli->guard, start, a->depth ? a->depth : 2, 256,
-				     pw_clock_deadline_after(pw_cli_budget(cli, DISCOVER_BUDGET_S)), &l);
+		e = pw_venv_discover(cli->ctx.guard, start, a->depth ? a->depth : 2, 256,
+				     pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DISCOVER_BUDGET_S)), &l);
 	free(start);
 	if (e)
 		return pw_cli_fail(cli, e);
@@ -143,7 +145,7 @@ static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
 		for (size_t i = 0; i < l.count; i++)
 			json_array_append_new(envs, info_json(&l.items[i]));
 		for (size_t i = 0; i < l.root_count; i++)
-			json_array_append_new(roots, pw_render_json_str(l.roots[i]));
+			json_array_append_new(roots, pw_json_str(l.roots[i]));
 		pw_render_json(stdout, json_pack("{s:i,s:o,s:o,s:I,s:b}", "schema", 1, "environments", envs, "roots",
 						 roots, "dirs_visited", (json_int_t)l.dirs_visited, "truncated",
 						 l.truncated));
@@ -181,7 +183,7 @@ static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, c
 	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->verbosity);
 	pw_create_request rq = { .target = target, .python = a->python, .seed = seed, .ce = ce,
 				 .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog) };
-	e = pw_cli_venv_create(cli, &rq, cat, c);
+	e = pw_ops_venv_create(&cli->ctx, &rq, cat, c);
 	pw_cli_progress_free(&prog);
 	return e;
 }
@@ -190,8 +192,8 @@ static void print_created(const pw_cli *cli, const pw_created *c)
 {
 	if (cli->json) {
 		pw_render_json(stdout, json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b}", "schema", 1, "path", c->path, "existed",
-						 c->r.existed, "python", pw_render_json_str(c->r.python), "version",
-						 pw_render_json_str(c->r.version), "base", pw_render_json_str(c->why),
+						 c->r.existed, "python", pw_json_str(c->r.python), "version",
+						 pw_json_str(c->r.version), "base", pw_json_str(c->why),
 						 "seeded_fast", c->r.seeded_fast));
 	} else if (c->r.existed) {
 		printf(_("%s is already an environment (Python %s): nothing to do\n"), c->path,
@@ -214,13 +216,13 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	pw_created c = { 0 };
-	pw_err *e = pw_cli_require_write(cli, _("creating an environment"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("creating an environment"));
 	if (!e)
-		e = pw_cli_resolve_venv(cli, nops ? ops[0] : ".venv", &target);
+		e = pw_ops_resolve_venv(&cli->ctx, nops ? ops[0] : ".venv", &target);
 	if (!e)
-		e = pw_child_env_make(cli, &ce);
+		e = pw_child_env_make(&cli->ctx, &ce);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
 		e = create_env(cli, a, target, &ce, cat, &c);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
@@ -239,9 +241,9 @@ static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char
 {
 	pw_err *e = NULL;
 	for (size_t i = 0; !e && i < a->req_count; i++)
-		e = pw_spec_add_requirement(cli, l, a->requirements[i]);
+		e = pw_spec_add_requirement(&cli->ctx, l, a->requirements[i]);
 	for (size_t i = 0; !e && i < a->editable_count; i++)
-		e = pw_spec_add_editable(cli, l, a->editables[i]);
+		e = pw_spec_add_editable(&cli->ctx, l, a->editables[i]);
 	for (int i = 0; !e && i < nops; i++)
 		e = pw_spec_add(l, ops[i]);
 	return e;
@@ -271,7 +273,7 @@ static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, cons
 	pw_pip_job pj = { .verb = job->verb, .chain = job->chain, .upgrade = a->upgrade, .index = a->index,
 			  .proxy = a->proxy, .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog),
 			  .on_line = print_line, .line_ud = cli };
-	pw_err *e = pw_cli_pip_run(cli, &pj, venv, specs, ce, cat, op, res);
+	pw_err *e = pw_ops_pip_run(&cli->ctx, &pj, venv, specs, ce, cat, op, res);
 	pw_cli_progress_free(&prog);
 	return e;
 }
@@ -281,9 +283,9 @@ static pw_err *find_target(pw_cli *cli, const venv_args *a, char **out, bool cre
 {
 	*out = NULL;
 	if (a->venv)
-		return pw_cli_resolve_venv(cli, a->venv, out);
+		return pw_ops_resolve_venv(&cli->ctx, a->venv, out);
 	pw_venv_list l = { 0 };
-	pw_err *e = pw_venv_discover(cli->guard, cli->workspace, 2, 256, pw_clock_deadline_after(DISCOVER_BUDGET_S), &l);
+	pw_err *e = pw_venv_discover(cli->ctx.guard, cli->ctx.workspace, 2, 256, pw_clock_deadline_after(DISCOVER_BUDGET_S), &l);
 	size_t n = e ? 0 : l.count;
 	if (!e && n == 1)
 		*out = xstrdup(l.items[0].path);
@@ -304,7 +306,7 @@ static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env
 	if (e || *out)
 		return e;
 	pw_created c = { 0 };
-	char *target = xasprintf("%s/.venv", cli->workspace);
+	char *target = xasprintf("%s/.venv", cli->ctx.workspace);
 	if (cli->verbosity >= 0 && !cli->json)
 		fprintf(stderr, _("pyward: no environment in the workspace: creating %s\n"), target);
 	e = create_env(cli, a, target, ce, cat, &c);
@@ -321,8 +323,8 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 	if (cli->json) {
 		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:s,s:o,s:o}", "schema", 1, "operation", (json_int_t)op,
 						 "outcome", e ? (pw_err_code(e) == PW_ERR_TIMEOUT ? "timed-out" : "failed") : "ok",
-						 "venv", venv, "attempts", pw_cli_attempts_json(res), "stop_reason",
-						 e ? pw_render_json_str(pw_err_message(e)) : json_null()));
+						 "venv", venv, "attempts", pw_json_attempts(res), "stop_reason",
+						 e ? pw_json_str(pw_err_message(e)) : json_null()));
 	} else if (cli->verbosity >= 0) {
 		pw_cli_print_attempts(res);
 	}
@@ -348,27 +350,27 @@ static int run_pip_here(pw_cli *cli, venv_args *a, int nops, char **ops, const p
 	pw_pip_result res = { 0 };
 	int64_t op = 0;
 	int lock = -1;
-	pw_err *e = pw_cli_require_write(cli, job->chain ? _("installing packages") : _("uninstalling packages"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, job->chain ? _("installing packages") : _("uninstalling packages"));
 	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
 		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
 	if (!e)
 		e = build_specs(cli, a, nops, ops, &specs);
 	if (!e)
-		e = pw_child_env_make(cli, &ce);
+		e = pw_child_env_make(&cli->ctx, &ce);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
 		e = choose_target(cli, a, &ce, cat, &venv, job->chain);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, job->kind, venv, &op);
+		e = pw_ops_op_begin(&cli->ctx, cat, job->kind, venv, &op);
 	if (!e)
-		e = pw_venv_lock(cli->workspace, venv, cli->cmdline, pw_clock_deadline_after(pw_cli_budget(cli, DEFAULT_BUDGET_S)),
+		e = pw_venv_lock(cli->ctx.workspace, venv, cli->cmdline, pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S)),
 				 pw_cli_interrupt_token(), NULL, &lock);
-	if (!e && job->chain && !pw_cli_venv_has_pip(venv)) {
+	if (!e && job->chain && !pw_ops_venv_has_pip(venv)) {
 		if (!cli->json && cli->verbosity >= 0)
 			fprintf(stderr, _("pyward: %s has no pip: repairing it offline (ensurepip)\n"), venv);
 		e = pw_venv_repair_pip(venv, (const char *const *)ce.vars,
-				       pw_clock_deadline_after(pw_cli_budget(cli, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
+				       pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
 	}
 	int rc;
 	if (e && !op) {
@@ -376,7 +378,7 @@ static int run_pip_here(pw_cli *cli, venv_args *a, int nops, char **ops, const p
 	} else {
 		if (!e)
 			e = run_pip(cli, a, job, venv, &specs, &ce, cat, op, &res);
-		pw_cli_op_end(cat, op, e);
+		pw_ops_op_end(cat, op, e);
 		rc = report_pip(cli, op, venv, &res, e);
 	}
 	pw_venv_unlock(&lock);
@@ -400,7 +402,7 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	}
 	pw_spec_list specs = { 0 };
 	char *venv = NULL;
-	pw_err *e = pw_cli_require_write(cli, job->chain ? _("installing packages") : _("uninstalling packages"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, job->chain ? _("installing packages") : _("uninstalling packages"));
 	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
 		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
 	if (!e)
@@ -408,9 +410,9 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 	if (!e)
 		e = find_target(cli, a, &venv, job->chain);
 	if (!e && !venv)
-		venv = xasprintf("%s/.venv", cli->workspace); /* the job creates it */
+		venv = xasprintf("%s/.venv", cli->ctx.workspace); /* the job creates it */
 	int rc = e ? pw_cli_fail(cli, e)
-		   : pw_cli_job_detach(cli, job->kind, venv, pw_cli_budget(cli, DEFAULT_BUDGET_S), a->argc, a->argv);
+		   : pw_cli_job_detach(cli, job->kind, venv, pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S), a->argc, a->argv);
 	pw_spec_list_clear(&specs);
 	free(venv);
 	return rc;
@@ -427,19 +429,19 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 	char *target = NULL;
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
-	pw_err *e = pw_cli_require_write(cli, _("removing an environment"));
+	pw_err *e = pw_ops_require_write(&cli->ctx, _("removing an environment"));
 	if (!e)
 		e = strchr(ops[0], '/') ? NULL : pw_guard_check_name(ops[0]);
 	/* Not resolved here: remove checks the given path itself for a symlink. */
 	if (!e)
-		target = strchr(ops[0], '/') ? xstrdup(ops[0]) : xasprintf("%s/%s", cli->workspace, ops[0]);
+		target = strchr(ops[0], '/') ? xstrdup(ops[0]) : xasprintf("%s/%s", cli->ctx.workspace, ops[0]);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(&cli->ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, "venv.remove", target, &op);
+		e = pw_ops_op_begin(&cli->ctx, cat, "venv.remove", target, &op);
 	if (!e)
-		e = pw_venv_remove(cli->guard, target);
-	pw_cli_op_end(cat, op, e);
+		e = pw_venv_remove(cli->ctx.guard, target);
+	pw_ops_op_end(cat, op, e);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json)
 		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "removed", target));

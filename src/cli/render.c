@@ -3,6 +3,9 @@
 
 #include "cli/render.h"
 
+#include "i18n.h"
+#include "pipclass.h"
+
 #include "fetch.h"
 #include "xalloc.h"
 
@@ -143,22 +146,6 @@ int pw_render_json(FILE *out, json_t *j)
 	return rc == 0 ? 0 : 1;
 }
 
-/* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
-json_t *pw_render_json_str(const char *s)
-{
-	if (!s)
-		return json_null();
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *copy = xstrdup(s);
-	for (unsigned char *p = (unsigned char *)copy; *p; p++)
-		if (*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
-}
 
 void pw_render_indented(const char *text, const char *indent)
 {
@@ -170,21 +157,14 @@ void pw_render_indented(const char *text, const char *indent)
 	}
 }
 
-json_t *pw_render_attempt_json(const pw_attempt_rec *a, bool older_names)
+void pw_cli_print_attempts(const pw_pip_result *res)
 {
-	json_t *j = json_object();
-	json_object_set_new(j, "seq", json_integer(a->seq));
-	json_object_set_new(j, "index_url", pw_render_json_str(a->index_url));
-	json_object_set_new(j, "proxy", pw_render_json_str(a->proxy));
-	json_object_set_new(j, "command", pw_render_json_str(a->argv));
-	json_object_set_new(j, "exit_code", json_integer(a->exit_code));
-	json_object_set_new(j, "class", pw_render_json_str(a->klass));
-	json_object_set_new(j, "started_at", pw_render_json_str(a->started_at));
-	json_object_set_new(j, "duration_ms", json_integer(a->duration_ms));
-	json_object_set_new(j, "output_tail", pw_render_json_str(a->output_tail));
-	if (older_names) {
-		json_object_set_new(j, "index", pw_render_json_str(a->index_url));
-		json_object_set_new(j, "argv", pw_render_json_str(a->argv));
+	for (size_t i = 0; i < res->count; i++) {
+		const pw_pip_attempt *a = &res->attempts[i];
+		char dur[16];
+		pw_render_duration(a->duration_ms, dur, sizeof dur);
+		fprintf(stderr, _("attempt %zu: %s%s%s -> %s (exit %d, %s)\n"), i + 1,
+			a->index ? a->index : _("default index"), a->proxy ? _(" via ") : "", a->proxy ? a->proxy : "",
+			a->stopped ? _("stopped") : pw_pipclass_name(a->klass), a->exit_code, dur);
 	}
-	return j;
 }

@@ -3,6 +3,7 @@
 #define PW_RENDER_H
 
 #include "catalog.h"
+#include "pip.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -22,13 +23,7 @@ void pw_render_cell(FILE *out, const char *text, int width, int right_align);
 void pw_render_indented(const char *text, const char *indent);
 /* Dump j (stolen) to out with a newline; returns 0 or 1 on write failure. */
 int pw_render_json(FILE *out, json_t *j);
-/* json string or null */
-json_t *pw_render_json_str(const char *s);
-/* One recorded pip or download attempt, as every JSON output shows it:
- * seq, index_url, proxy, command, exit_code, class, started_at,
- * duration_ms, output_tail. older_names adds index and argv (the same
- * values), which `jobs show --json` printed before the names were made
- * the same everywhere; JSON members are only ever added. */
-json_t *pw_render_attempt_json(const pw_attempt_rec *a, bool older_names);
+/* One line an attempt on stderr. */
+void pw_cli_print_attempts(const pw_pip_result *res);
 
 #endif

@@ -7,7 +7,7 @@
 #include "tui/help.h"
 #include "tui/keys.h"
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -27,7 +27,7 @@
 #define FRAME_MS 100
 
 struct pw_app {
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	bool mouse;
 	int signal_fd;
 	pw_workers *jobs;
@@ -45,19 +45,19 @@ struct pw_app {
 
 /* ---------------------------------------------------------------- services */
 
-pw_cli *pw_app_cli(pw_app *app)
+const pw_ops_ctx *pw_app_ctx(pw_app *app)
 {
-	return app->cli;
+	return app->ctx;
 }
 
 const char *pw_app_box_root(const pw_app *app)
 {
-	return app->cli->box_root;
+	return app->ctx->box_root;
 }
 
 bool pw_app_read_only(const pw_app *app)
 {
-	return app->cli->mode == PW_MODE_READ_ONLY;
+	return app->ctx->mode == PW_MODE_READ_ONLY;
 }
 
 void pw_app_dirty(pw_app *app)
@@ -544,7 +544,7 @@ static pw_app *app_new(const pw_app_config *cfg)
 	if (!jobs)
 		return NULL; /* no pipe: panes could not start their jobs */
 	pw_app *app = xcalloc(1, sizeof *app);
-	app->cli = cfg->cli;
+	app->ctx = cfg->ctx;
 	app->mouse = cfg->mouse;
 	app->signal_fd = cfg->signal_fd;
 	app->jobs = jobs;

@@ -13,11 +13,11 @@
 
 #include <stdbool.h>
 
-struct pw_cli;
+struct pw_ops_ctx;
 typedef struct pw_dialog pw_dialog;
 
 typedef struct pw_app_config {
-	struct pw_cli *cli;   /* prepared: settings, box root, workspace, mode */
+	const struct pw_ops_ctx *ctx;   /* prepared: settings, box root, workspace, mode */
 	bool mouse;
 	int signal_fd;        /* read end of the signal self-pipe */
 } pw_app_config;
@@ -26,7 +26,7 @@ typedef struct pw_app_config {
 int pw_app_run(const pw_app_config *cfg);
 
 /* For panes (main thread only). */
-struct pw_cli *pw_app_cli(pw_app *app);
+const struct pw_ops_ctx *pw_app_ctx(pw_app *app);
 const char *pw_app_box_root(const pw_app *app);
 bool pw_app_read_only(const pw_app *app);
 /* Redraw at the next frame. */

@@ -18,7 +18,7 @@
 #include "tui/pane.h"
 #include "tui/pane_envs_jobs.h"
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 
 #include "catalog.h"
 #include "i18n.h"
@@ -119,7 +119,7 @@ static void load(attempts_pane *p)
 	pw_catalog *cat = NULL;
 	pw_op_rec rec = { 0 };
 	pw_attempt_list att = { 0 };
-	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	pw_err *e = pw_ops_catalog_ro(pw_app_ctx(p->app), &cat);
 	if (!e)
 		e = pw_catalog_op_get(cat, p->op, &rec, &att);
 	pw_catalog_close(&cat);
@@ -170,7 +170,7 @@ static int64_t latest_op(attempts_pane *p, const char *target)
 	pw_catalog *cat = NULL;
 	pw_op_list l = { 0 };
 	pw_op_filter f = { .kind = "venv.", .target = target, .limit = 200 };
-	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	pw_err *e = pw_ops_catalog_ro(pw_app_ctx(p->app), &cat);
 	if (!e)
 		e = pw_catalog_ops_query(cat, &f, &l);
 	pw_catalog_close(&cat);

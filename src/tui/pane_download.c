@@ -15,8 +15,8 @@
 #include "tui/fmt.h"
 #include "tui/keys.h"
 
-#include "cli/cli.h"
-#include "cli/runtime_plan.h"
+#include "ops/ctx.h"
+#include "ops/runtime_plan.h"
 
 #include "clock.h"
 #include "events.h"
@@ -54,7 +54,7 @@ typedef struct download_pane {
 /* What a job works on; the plan is the pane's (it outlives the job: jobs
  * are joined before panes are freed). */
 typedef struct dl_job {
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	pw_runtime_request rq;
 	pw_runtime_plan *plan;
 	pw_runtime_plan own_plan;     /* the planning job fills this */
@@ -72,7 +72,7 @@ static void dl_job_free(void *p)
 static dl_job *dl_job_new(download_pane *p)
 {
 	dl_job *j = xcalloc(1, sizeof *j);
-	j->cli = pw_app_cli(p->app);
+	j->ctx = pw_app_ctx(p->app);
 	j->rq = p->rq;
 	j->plan = &p->plan;
 	return j;
@@ -136,9 +136,9 @@ static pw_err *plan_work(pw_job *job, void *ud)
 {
 	(void)job;
 	dl_job *j = ud;
-	pw_err *e = pw_runtime_plan_make(j->cli, &j->rq, true, &j->own_plan);
+	pw_err *e = pw_runtime_plan_make(j->ctx, &j->rq, true, &j->own_plan);
 	if (!e)
-		e = pw_runtime_preflight(j->cli->box_root, j->own_plan.url, j->rq.archive, j->own_plan.size);
+		e = pw_runtime_preflight(j->ctx->box_root, j->own_plan.url, j->rq.archive, j->own_plan.size);
 	return e;
 }
 
@@ -148,15 +148,15 @@ static pw_err *install_work(pw_job *job, void *ud)
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
 	char *target = pw_runtime_plan_target(j->plan);
-	pw_err *e = pw_cli_require_write(j->cli, _("installing the runtime"));
+	pw_err *e = pw_ops_require_write(j->ctx, _("installing the runtime"));
 	if (!e)
-		e = pw_cli_catalog_rw(j->cli, &cat);
+		e = pw_ops_catalog_rw(j->ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(j->cli, cat, "runtime.install", target, &op);
+		e = pw_ops_op_begin(j->ctx, cat, "runtime.install", target, &op);
 	if (!e)
-		e = pw_runtime_plan_install(j->cli, &j->rq, j->plan, cat, op, pw_job_cancel_token(job),
+		e = pw_runtime_plan_install(j->ctx, &j->rq, j->plan, cat, op, pw_job_cancel_token(job),
 					    pw_job_events(job), &j->result);
-	pw_cli_op_end(cat, op, e);
+	pw_ops_op_end(cat, op, e);
 	pw_catalog_close(&cat);
 	free(target);
 	return e;
@@ -170,11 +170,11 @@ static pw_err *refusal_work(pw_job *job, void *ud)
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
 	char *target = pw_runtime_plan_target(j->plan);
-	pw_err *e = pw_cli_catalog_rw(j->cli, &cat);
+	pw_err *e = pw_ops_catalog_rw(j->ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(j->cli, cat, "runtime.install", target, &op);
+		e = pw_ops_op_begin(j->ctx, cat, "runtime.install", target, &op);
 	pw_err *refused = pw_err_new(PW_ERR_REFUSED, NULL, _("not installed: consent was not given"));
-	pw_cli_op_end(cat, op, refused);
+	pw_ops_op_end(cat, op, refused);
 	pw_err_free(refused);
 	pw_catalog_close(&cat);
 	free(target);
@@ -257,7 +257,7 @@ void pw_download_begin(pw_app *app)
 		pw_app_status(app, PW_C_WARN, "%s", _("an install is already being prepared or running"));
 		return;
 	}
-	pw_err *e = pw_cli_require_write(pw_app_cli(app), _("installing the runtime"));
+	pw_err *e = pw_ops_require_write(pw_app_ctx(app), _("installing the runtime"));
 	if (e) {
 		set_result(p, PW_C_ERROR, pw_err_hint(e), _("Refused: %s"), pw_err_message(e));
 		pw_err_free(e);

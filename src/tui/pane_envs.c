@@ -176,13 +176,13 @@ static bool start(envs_pane *p, pw_envs_job *j, const char *path)
 static void rediscover(envs_pane *p)
 {
 	if (!busy_find(p, PW_ENVS_DISCOVER, NULL))
-		start(p, pw_envs_job_new(PW_ENVS_DISCOVER, pw_app_cli(p->app)), NULL);
+		start(p, pw_envs_job_new(PW_ENVS_DISCOVER, pw_app_ctx(p->app)), NULL);
 }
 
 /* Changes are refused up front in read-only mode (the job checks again). */
 static bool writable(envs_pane *p, const char *what)
 {
-	pw_err *e = pw_cli_require_write(pw_app_cli(p->app), what);
+	pw_err *e = pw_ops_require_write(pw_app_ctx(p->app), what);
 	if (!e)
 		return true;
 	set_error(p, _("Refused"), e);
@@ -207,7 +207,7 @@ static void clear_candidates(envs_pane *p)
 
 static void start_create(envs_pane *p, const char *python)
 {
-	pw_envs_job *j = pw_envs_job_new(PW_ENVS_CREATE, pw_app_cli(p->app));
+	pw_envs_job *j = pw_envs_job_new(PW_ENVS_CREATE, pw_app_ctx(p->app));
 	j->target = xstrdup(p->create_name);
 	j->python = python ? xstrdup(python) : NULL;
 	if (start(p, j, NULL))
@@ -276,7 +276,7 @@ static void on_create_name(void *ud, const char *text)
 	free(p->create_name);
 	p->create_name = xstrdup(*text ? text : ".venv");
 	clear_candidates(p);
-	p->choosing = p->probing = start(p, pw_envs_job_new(PW_ENVS_PROBE, pw_app_cli(p->app)), NULL);
+	p->choosing = p->probing = start(p, pw_envs_job_new(PW_ENVS_PROBE, pw_app_ctx(p->app)), NULL);
 }
 
 static void ask_create(envs_pane *p)
@@ -300,8 +300,8 @@ static void clear_inputs(envs_pane *p)
 
 static pw_envs_job *pip_job(envs_pane *p, pw_envs_job_kind kind, const char *specs)
 {
-	pw_envs_job *j = pw_envs_job_new(kind, pw_app_cli(p->app));
-	pw_err *e = pw_envs_parse_specs(pw_app_cli(p->app), specs, kind == PW_ENVS_INSTALL, &j->specs, &j->upgrade);
+	pw_envs_job *j = pw_envs_job_new(kind, pw_app_ctx(p->app));
+	pw_err *e = pw_envs_parse_specs(pw_app_ctx(p->app), specs, kind == PW_ENVS_INSTALL, &j->specs, &j->upgrade);
 	if (e) {
 		set_error(p, _("Not started"), e);
 		pw_err_free(e);
@@ -367,7 +367,7 @@ static void on_remove(void *ud, bool yes)
 {
 	envs_pane *p = ud;
 	if (yes) {
-		pw_envs_job *j = pw_envs_job_new(PW_ENVS_REMOVE, pw_app_cli(p->app));
+		pw_envs_job *j = pw_envs_job_new(PW_ENVS_REMOVE, pw_app_ctx(p->app));
 		j->target = xstrdup(p->in_path);
 		start(p, j, p->in_path);
 	} else {
@@ -566,11 +566,11 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		draw_chooser(p, win, r);
 		return;
 	}
-	const pw_cli *cli = pw_app_cli(p->app);
+	const pw_ops_ctx *ctx = pw_app_ctx(p->app);
 	size_t n = visible_count(p);
 	pw_draw_set(win, PW_C_TITLE);
 	int used = pw_draw_textf(win, r.y, r.x, r.w, _("Environments under %s"),
-				 p->list.root_count ? p->list.roots[0] : cli->workspace);
+				 p->list.root_count ? p->list.roots[0] : ctx->workspace);
 	pw_draw_set(win, PW_C_NORMAL);
 	if (p->list.root_count > 1)
 		used += pw_draw_textf(win, r.y, r.x + used, r.w - used, _(" and %zu more roots"), p->list.root_count - 1);

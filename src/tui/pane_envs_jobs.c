@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-pw_envs_job *pw_envs_job_new(pw_envs_job_kind kind, pw_cli *cli)
+pw_envs_job *pw_envs_job_new(pw_envs_job_kind kind, const pw_ops_ctx *ctx)
 {
 	pw_envs_job *j = xcalloc(1, sizeof *j);
 	j->kind = kind;
-	j->cli = cli;
+	j->ctx = ctx;
 	return j;
 }
 
@@ -73,8 +73,8 @@ static void forward_line(void *ud, pw_stream s, const char *line, size_t len)
 
 static pw_err *discover(pw_envs_job *j)
 {
-	return pw_venv_discover(j->cli->guard, NULL, 2, 256,
-				pw_clock_deadline_after(pw_cli_budget(j->cli, PW_VENV_DISCOVER_BUDGET_S)), &j->list);
+	return pw_venv_discover(j->ctx->guard, NULL, 2, 256,
+				pw_clock_deadline_after(pw_ops_budget(j->ctx, PW_VENV_DISCOVER_BUDGET_S)), &j->list);
 }
 
 static void probe_one(pw_envs_job *j, const char *label, const char *explicit_python, const char *managed)
@@ -92,7 +92,7 @@ static void probe_one(pw_envs_job *j, const char *label, const char *explicit_py
 /* What create would pick on its own, then each source on its own. */
 static pw_err *probe(pw_envs_job *j)
 {
-	char *managed = pw_cli_managed_python(j->cli);
+	char *managed = pw_ops_managed_python(j->ctx);
 	probe_one(j, _("automatic"), NULL, managed);
 	if (managed)
 		probe_one(j, _("managed runtime"), NULL, managed);
@@ -109,17 +109,17 @@ static pw_err *create(pw_envs_job *j, pw_job *job)
 	char *target = NULL;
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
-	pw_err *e = pw_cli_require_write(j->cli, _("creating an environment"));
+	pw_err *e = pw_ops_require_write(j->ctx, _("creating an environment"));
 	if (!e)
-		e = pw_cli_resolve_venv(j->cli, j->target, &target);
+		e = pw_ops_resolve_venv(j->ctx, j->target, &target);
 	if (!e)
-		e = pw_child_env_make(j->cli, &ce);
+		e = pw_child_env_make(j->ctx, &ce);
 	if (!e)
-		e = pw_cli_catalog_rw(j->cli, &cat);
+		e = pw_ops_catalog_rw(j->ctx, &cat);
 	pw_create_request rq = { .target = target, .python = j->python, .seed = PW_SEED_FAST, .ce = &ce,
 				 .cancel = pw_job_cancel_token(job), .events = pw_job_events(job) };
 	if (!e)
-		e = pw_cli_venv_create(j->cli, &rq, cat, &j->created);
+		e = pw_ops_venv_create(j->ctx, &rq, cat, &j->created);
 	pw_catalog_close(&cat);
 	pw_child_env_clear(&ce);
 	free(target);
@@ -130,14 +130,14 @@ static pw_err *remove_env(pw_envs_job *j)
 {
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
-	pw_err *e = pw_cli_require_write(j->cli, _("removing an environment"));
+	pw_err *e = pw_ops_require_write(j->ctx, _("removing an environment"));
 	if (!e)
-		e = pw_cli_catalog_rw(j->cli, &cat);
+		e = pw_ops_catalog_rw(j->ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(j->cli, cat, "venv.remove", j->target, &op);
+		e = pw_ops_op_begin(j->ctx, cat, "venv.remove", j->target, &op);
 	if (!e)
-		e = pw_venv_remove(j->cli->guard, j->target);
-	pw_cli_op_end(cat, op, e);
+		e = pw_venv_remove(j->ctx->guard, j->target);
+	pw_ops_op_end(cat, op, e);
 	j->op = op;
 	pw_catalog_close(&cat);
 	return e;
@@ -150,30 +150,30 @@ static pw_err *pip_work(pw_envs_job *j, pw_job *job)
 {
 	bool install = j->kind == PW_ENVS_INSTALL;
 	const char *kind = install ? "venv.install" : "venv.uninstall";
-	pw_cli *cli = j->cli;
+	const pw_ops_ctx *ctx = j->ctx;
 	char *venv = NULL;
 	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
 	int lock = -1;
-	int64_t deadline = pw_clock_deadline_after(pw_cli_budget(cli, PW_VENV_BUDGET_S));
+	int64_t deadline = pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S));
 	const pw_cancel *cancel = pw_job_cancel_token(job);
 	const pw_events *events = pw_job_events(job);
-	pw_err *e = pw_cli_require_write(cli, install ? _("installing packages") : _("uninstalling packages"));
+	pw_err *e = pw_ops_require_write(ctx, install ? _("installing packages") : _("uninstalling packages"));
 	if (!e && j->specs.count == 0)
 		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
 	if (!e)
-		e = pw_cli_resolve_venv(cli, j->target, &venv);
+		e = pw_ops_resolve_venv(ctx, j->target, &venv);
 	if (!e)
-		e = pw_child_env_make(cli, &ce);
+		e = pw_child_env_make(ctx, &ce);
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, kind, venv, &j->op);
+		e = pw_ops_op_begin(ctx, cat, kind, venv, &j->op);
 	if (!e)
 		post_op(job, j->op, kind, venv);
 	if (!e)
-		e = pw_venv_lock(cli->workspace, venv, cli->cmdline, deadline, cancel, events, &lock);
-	if (!e && install && !pw_cli_venv_has_pip(venv)) {
+		e = pw_venv_lock(ctx->workspace, venv, ctx->who.args, deadline, cancel, events, &lock);
+	if (!e && install && !pw_ops_venv_has_pip(venv)) {
 		pw_events_log(events, PW_LOG_INFO, _("%s has no pip: repairing it offline (ensurepip)"), venv);
 		j->repaired_pip = true;
 		e = pw_venv_repair_pip(venv, (const char *const *)ce.vars, deadline, cancel);
@@ -182,8 +182,8 @@ static pw_err *pip_work(pw_envs_job *j, pw_job *job)
 			  .index = j->index, .proxy = j->proxy, .cancel = cancel, .events = events,
 			  .on_line = forward_line, .line_ud = job };
 	if (!e)
-		e = pw_cli_pip_run(cli, &pj, venv, &j->specs, &ce, cat, j->op, &j->pip);
-	pw_cli_op_end(cat, j->op, e);
+		e = pw_ops_pip_run(ctx, &pj, venv, &j->specs, &ce, cat, j->op, &j->pip);
+	pw_ops_op_end(cat, j->op, e);
 	pw_venv_unlock(&lock);
 	pw_catalog_close(&cat);
 	pw_child_env_clear(&ce);
@@ -207,7 +207,7 @@ pw_err *pw_envs_job_run(pw_job *job, void *ud)
 
 /* ---------------------------------------------------------------- what the user typed */
 
-static pw_err *spec_word(const pw_cli *cli, pw_spec_list *l, bool install, bool *upgrade, char **save, char *w)
+static pw_err *spec_word(const pw_ops_ctx *ctx, pw_spec_list *l, bool install, bool *upgrade, char **save, char *w)
 {
 	bool req = strcmp(w, "-r") == 0, edit = strcmp(w, "-e") == 0;
 	if (install && (strcmp(w, "-U") == 0 || strcmp(w, "--upgrade") == 0)) {
@@ -219,16 +219,16 @@ static pw_err *spec_word(const pw_cli *cli, pw_spec_list *l, bool install, bool 
 	char *arg = strtok_r(NULL, " \t", save);
 	if (!arg)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("%s needs a path after it"), w);
-	return req ? pw_spec_add_requirement(cli, l, arg) : pw_spec_add_editable(cli, l, arg);
+	return req ? pw_spec_add_requirement(ctx, l, arg) : pw_spec_add_editable(ctx, l, arg);
 }
 
-pw_err *pw_envs_parse_specs(const pw_cli *cli, const char *text, bool install, pw_spec_list *l, bool *upgrade)
+pw_err *pw_envs_parse_specs(const pw_ops_ctx *ctx, const char *text, bool install, pw_spec_list *l, bool *upgrade)
 {
 	char *copy = xstrdup(text), *save = NULL;
 	pw_err *e = NULL;
 	*upgrade = false;
 	for (char *w = strtok_r(copy, " \t", &save); w && !e; w = strtok_r(NULL, " \t", &save))
-		e = spec_word(cli, l, install, upgrade, &save, w);
+		e = spec_word(ctx, l, install, upgrade, &save, w);
 	if (!e && l->count == 0)
 		e = pw_err_new(PW_ERR_USAGE, _("type one or more package specs, e.g. requests==2.31"),
 			       _("name at least one package"));

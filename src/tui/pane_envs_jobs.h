@@ -10,7 +10,7 @@
 #ifndef PW_TUI_PANE_ENVS_JOBS_H
 #define PW_TUI_PANE_ENVS_JOBS_H
 
-#include "cli/venvops.h"
+#include "ops/venvops.h"
 
 #include "tui/worker.h"
 
@@ -52,7 +52,7 @@ typedef struct pw_envs_candidate {
 
 typedef struct pw_envs_job {
 	pw_envs_job_kind kind;
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	/* inputs */
 	char *target;           /* create: NAME|PATH as typed; others: the environment's path */
 	char *python;           /* create: explicit interpreter, NULL for automatic */
@@ -69,7 +69,7 @@ typedef struct pw_envs_job {
 	bool repaired_pip;
 } pw_envs_job;
 
-pw_envs_job *pw_envs_job_new(pw_envs_job_kind kind, pw_cli *cli);
+pw_envs_job *pw_envs_job_new(pw_envs_job_kind kind, const pw_ops_ctx *ctx);
 void pw_envs_job_free(void *job);
 /* The worker function for every kind. */
 pw_err *pw_envs_job_run(pw_job *job, void *ud);
@@ -77,6 +77,6 @@ pw_err *pw_envs_job_run(pw_job *job, void *ud);
 /* Parse what the user typed for install/uninstall: specs separated by
  * blanks, "-r FILE", "-e PATH" and "-U"/"--upgrade" (install only), each
  * checked as the CLI checks its operands. */
-pw_err *pw_envs_parse_specs(const pw_cli *cli, const char *text, bool install, pw_spec_list *l, bool *upgrade);
+pw_err *pw_envs_parse_specs(const pw_ops_ctx *ctx, const char *text, bool install, pw_spec_list *l, bool *upgrade);
 
 #endif

@@ -22,7 +22,7 @@
 #include "tui/keys.h"
 #include "tui/worker.h"
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 
 #include "catalog.h"
 #include "i18n.h"
@@ -81,7 +81,7 @@ static void set_error(history_pane *p, const pw_err *e)
 
 /* One page request, owned by its job; the result travels back in it. */
 typedef struct page_load {
-	struct pw_cli *cli;
+	const struct pw_ops_ctx *ctx;
 	unsigned gen;
 	bool append;        /* after the rows loaded so far, or instead of them */
 	char *text;         /* the filter, copied: the pane may change it meanwhile */
@@ -99,7 +99,7 @@ static void page_load_free(void *ud)
 	free(l);
 }
 
-/* Worker thread: a read-only connection of its own (pw_cli_catalog_ro only
+/* Worker thread: a read-only connection of its own (pw_ops_catalog_ro only
  * reads the box root, fixed at start, and opens a new SQLite handle). */
 static pw_err *page_work(pw_job *job, void *ud)
 {
@@ -110,7 +110,7 @@ static pw_err *page_work(pw_job *job, void *ud)
 			   .before_id = l->before_id, .cancel = cancel };
 	if (pw_cancel_raised(cancel))
 		return NULL; /* superseded before it began: its result is ignored anyway */
-	pw_err *e = pw_cli_catalog_ro(l->cli, &cat);
+	pw_err *e = pw_ops_catalog_ro(l->ctx, &cat);
 	if (!e)
 		e = pw_catalog_ops_query(cat, &f, &l->ops);
 	pw_catalog_close(&cat);
@@ -130,7 +130,7 @@ static void start_load(history_pane *p, bool append)
 		p->job = 0;
 	}
 	page_load *l = xcalloc(1, sizeof *l);
-	l->cli = pw_app_cli(p->app);
+	l->ctx = pw_app_ctx(p->app);
 	l->gen = ++p->gen;
 	l->append = append;
 	l->text = p->filter ? xstrdup(p->filter) : NULL;
@@ -246,7 +246,7 @@ static void open_detail(history_pane *p)
 	pw_catalog *cat = NULL;
 	pw_op_rec op = { 0 };
 	pw_attempt_list att = { 0 };
-	pw_err *e = pw_cli_catalog_ro(pw_app_cli(p->app), &cat);
+	pw_err *e = pw_ops_catalog_ro(pw_app_ctx(p->app), &cat);
 	if (!e)
 		e = pw_catalog_op_get(cat, p->rows[p->selected].id, &op, &att);
 	clear_detail(p);

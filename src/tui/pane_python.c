@@ -22,7 +22,7 @@
 #include "tui/pane_python_jobs.h"
 #include "tui/pane_python_log.h"
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 
 #include "i18n.h"
 #include "scratch_client.h"
@@ -75,7 +75,7 @@ static void *create(pw_app *app)
 {
 	py_pane *p = xcalloc(1, sizeof *p);
 	p->app = app;
-	p->session = pw_scratch_default_session(pw_app_cli(app)->workspace);
+	p->session = pw_scratch_default_session(pw_app_ctx(app)->workspace);
 	p->input = pw_pyinput_new();
 	p->log = pw_pylog_new(LOG_LINES);
 	return p;
@@ -251,20 +251,20 @@ static void cell_done(py_pane *p, const pw_job_event *ev)
 
 /* ---------------------------------------------------------------- running */
 
-static double cell_budget(const pw_cli *cli)
+static double cell_budget(const pw_ops_ctx *ctx)
 {
-	const char *v = cli->settings ? pw_settings_get(cli->settings, "timeout") : NULL;
-	return cli->timeout > 0 ? cli->timeout : v ? strtod(v, NULL) : 0;
+	const char *v = ctx->settings ? pw_settings_get(ctx->settings, "timeout") : NULL;
+	return ctx->timeout > 0 ? ctx->timeout : v ? strtod(v, NULL) : 0;
 }
 
 static pw_pycell *new_cell(py_pane *p)
 {
-	pw_cli *cli = pw_app_cli(p->app);
+	const pw_ops_ctx *ctx = pw_app_ctx(p->app);
 	pw_pycell *c = xcalloc(1, sizeof *c);
-	c->box_root = xstrdup(cli->box_root);
-	c->workspace = xstrdup(cli->workspace);
+	c->box_root = xstrdup(ctx->box_root);
+	c->workspace = xstrdup(ctx->workspace);
 	c->session = xstrdup(p->session);
-	c->timeout_s = cell_budget(cli);
+	c->timeout_s = cell_budget(ctx);
 	if (p->choice.python) {
 		c->python = xstrdup(p->choice.python);
 		c->venv = p->choice.venv ? xstrdup(p->choice.venv) : NULL;
@@ -377,7 +377,7 @@ static void find_interpreters(py_pane *p)
 		return;
 	}
 	p->find_job = pw_app_start_job(p->app, _("finding interpreters"), p, pw_pyfind_run,
-				       pw_pyfind_new(pw_app_cli(p->app)), pw_pyfind_free);
+				       pw_pyfind_new(pw_app_ctx(p->app)), pw_pyfind_free);
 }
 
 static void find_done(py_pane *p, const pw_job_event *ev)

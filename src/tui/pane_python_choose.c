@@ -5,8 +5,8 @@
 
 #include "tui/keys.h"
 
-#include "cli/cli.h"
-#include "cli/venvops.h"
+#include "ops/ctx.h"
+#include "ops/venvops.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -18,7 +18,7 @@
 #include <string.h>
 
 struct pw_pyfind {
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	char *runtime_python, *runtime_version;
 	pw_venv_list list;
 };
@@ -29,10 +29,10 @@ struct pw_pychooser {
 	bool truncated;
 };
 
-pw_pyfind *pw_pyfind_new(pw_cli *cli)
+pw_pyfind *pw_pyfind_new(const pw_ops_ctx *ctx)
 {
 	pw_pyfind *f = xcalloc(1, sizeof *f);
-	f->cli = cli;
+	f->ctx = ctx;
 	return f;
 }
 
@@ -42,15 +42,15 @@ pw_err *pw_pyfind_run(pw_job *job, void *ud)
 	pw_pyfind *f = ud;
 	pw_runtime_info info;
 	memset(&info, 0, sizeof info);
-	pw_err *e = pw_runtime_status(f->cli->box_root, &info);
+	pw_err *e = pw_runtime_status(f->ctx->box_root, &info);
 	if (!e && info.state == PW_RUNTIME_INSTALLED && info.python) {
 		f->runtime_python = xstrdup(info.python);
 		f->runtime_version = info.version ? xstrdup(info.version) : NULL;
 	}
 	pw_err_free(e);
 	pw_runtime_info_clear(&info);
-	return pw_venv_discover(f->cli->guard, NULL, 2, 256,
-				pw_clock_deadline_after(pw_cli_budget(f->cli, PW_VENV_DISCOVER_BUDGET_S)),
+	return pw_venv_discover(f->ctx->guard, NULL, 2, 256,
+				pw_clock_deadline_after(pw_ops_budget(f->ctx, PW_VENV_DISCOVER_BUDGET_S)),
 				&f->list);
 }
 

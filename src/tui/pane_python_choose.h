@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct pw_cli;
+struct pw_ops_ctx;
 
 typedef struct pw_pychoice {
 	char *python;  /* the interpreter */
@@ -24,7 +24,7 @@ typedef struct pw_pychoice {
 typedef struct pw_pyfind pw_pyfind;
 
 /* The job: discovery (bounded like pane 3's) and the runtime's state. */
-pw_pyfind *pw_pyfind_new(struct pw_cli *cli);
+pw_pyfind *pw_pyfind_new(const struct pw_ops_ctx *ctx);
 pw_err *pw_pyfind_run(pw_job *job, void *ud);
 void pw_pyfind_free(void *ud);
 

@@ -14,8 +14,9 @@
 #include "tui/fmt.h"
 #include "tui/pane_download.h"
 
-#include "cli/cli.h"
-#include "cli/runtime_plan.h"
+#include "ops/ctx.h"
+#include "ops/op_runtime.h"
+
 
 #include "i18n.h"
 #include "runtime.h"
@@ -47,7 +48,7 @@ static int label_width(void)
 
 /* What the status job reads. */
 typedef struct status_data {
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	pw_runtime_info info;
 	char *error, *error_hint;
 	int64_t pinned_size;
@@ -59,12 +60,11 @@ typedef struct status_data {
 typedef enum action { ACT_VERIFY, ACT_ROLLBACK, ACT_REMOVE } action;
 
 typedef struct action_data {
-	pw_cli *cli;
+	const pw_ops_ctx *ctx;
 	action what;
-	pw_runtime_verify_result verify;
-	size_t diffs;
-	char *version;
-	int64_t removed;
+	pw_op_runtime_verify_result verify;
+	pw_op_runtime_rollback_result rollback;
+	pw_op_runtime_remove_result remove;
 } action_data;
 
 typedef struct runtime_pane {
@@ -96,7 +96,7 @@ static void read_last_verify(status_data *s)
 	pw_catalog *cat = NULL;
 	pw_op_filter f = { .kind = "runtime.verify", .limit = 1 };
 	pw_op_list ops = { 0 };
-	pw_err *e = pw_cli_catalog_ro(s->cli, &cat);
+	pw_err *e = pw_ops_catalog_ro(s->ctx, &cat);
 	if (!e)
 		e = pw_catalog_ops_query(cat, &f, &ops);
 	if (!e && ops.count == 1) {
@@ -113,7 +113,7 @@ static pw_err *status_work(pw_job *job, void *ud)
 {
 	(void)job;
 	status_data *s = ud;
-	pw_err *e = pw_runtime_status(s->cli->box_root, &s->info);
+	pw_err *e = pw_runtime_status(s->ctx->box_root, &s->info);
 	if (e) {
 		s->error = xstrdup(pw_err_message(e));
 		s->error_hint = pw_err_hint(e) ? xstrdup(pw_err_hint(e)) : NULL;
@@ -123,7 +123,7 @@ static pw_err *status_work(pw_job *job, void *ud)
 	const pw_pin *pin = NULL;
 	pw_runtime_request rq = { 0 };
 	s->pinned_size = -1;
-	pw_err *pe = pw_runtime_plan_pin(s->cli, &rq, &pins, &pin);
+	pw_err *pe = pw_runtime_plan_pin(s->ctx, &rq, &pins, &pin);
 	if (!pe) {
 		s->pinned_size = pin->size;
 		s->pinned_version = xstrdup(pin->version);
@@ -137,19 +137,22 @@ static pw_err *status_work(pw_job *job, void *ud)
 static void action_free(void *p)
 {
 	action_data *a = p;
-	pw_runtime_verify_result_clear(&a->verify);
-	free(a->version);
+	pw_op_runtime_verify_clear(&a->verify);
+	pw_op_runtime_rollback_clear(&a->rollback);
 	free(a);
 }
 
 static pw_err *action_work(pw_job *job, void *ud)
 {
-	(void)job;
+	static char remove_kind[] = "runtime.remove";
 	action_data *a = ud;
+	/* rollback and remove run after the dialog's yes: that is the consent */
+	pw_op_io io = { .events = pw_job_events(job), .cancel = pw_job_cancel_token(job),
+			.consent = pw_consent_given, .consent_ud = remove_kind };
 	switch (a->what) {
-	case ACT_VERIFY: return pw_runtime_run_verify(a->cli, &a->verify, &a->diffs);
-	case ACT_ROLLBACK: return pw_runtime_run_rollback(a->cli, &a->version);
-	case ACT_REMOVE: return pw_runtime_run_remove(a->cli, &a->removed);
+	case ACT_VERIFY: return pw_op_runtime_verify(a->ctx, &io, &a->verify);
+	case ACT_ROLLBACK: return pw_op_runtime_rollback(a->ctx, &io, &a->rollback);
+	case ACT_REMOVE: return pw_op_runtime_remove(a->ctx, &io, &a->remove);
 	}
 	return NULL;
 }
@@ -161,7 +164,7 @@ static void reload(runtime_pane *p)
 		return;
 	}
 	status_data *s = xcalloc(1, sizeof *s);
-	s->cli = pw_app_cli(p->app);
+	s->ctx = pw_app_ctx(p->app);
 	p->status_job = pw_app_start_read(p->app, _("reading the runtime's state"), p, status_work, s, status_free);
 }
 
@@ -182,7 +185,7 @@ static void start_action(runtime_pane *p, action what, const char *name)
 		return;
 	}
 	action_data *a = xcalloc(1, sizeof *a);
-	a->cli = pw_app_cli(p->app);
+	a->ctx = pw_app_ctx(p->app);
 	a->what = what;
 	p->action_job = pw_app_start_job(p->app, name, p, action_work, a, action_free);
 }
@@ -202,7 +205,7 @@ static void on_remove_answer(void *ud, bool yes)
 /* Refuse a change in read-only mode before asking anything. */
 static bool may_change(runtime_pane *p, const char *what)
 {
-	pw_err *e = pw_cli_require_write(pw_app_cli(p->app), what);
+	pw_err *e = pw_ops_require_write(pw_app_ctx(p->app), what);
 	if (!e)
 		return true;
 	set_action_result(p, PW_C_ERROR, xasprintf(_("Refused: %s (%s)"), pw_err_message(e), pw_err_hint(e) ? pw_err_hint(e) : ""));
@@ -239,14 +242,14 @@ static void action_done(runtime_pane *p, const pw_job_event *ev)
 	if (ev->err) {
 		set_action_result(p, PW_C_ERROR, xasprintf(_("Failed: %s"), pw_err_message(ev->err)));
 	} else if (a->what == ACT_VERIFY) {
-		const pw_runtime_verify_result *r = &a->verify;
-		set_action_result(p, a->diffs ? PW_C_ERROR : PW_C_OK,
+		const pw_runtime_verify_result *r = &a->verify.verify;
+		set_action_result(p, a->verify.diffs ? PW_C_ERROR : PW_C_OK,
 				  xasprintf(_("Verify: %lld files checked: %zu modified, %zu mode changed, %zu missing, %zu unexpected"),
 					    (long long)r->files_checked, r->modified, r->mode, r->missing, r->unexpected));
 	} else if (a->what == ACT_ROLLBACK) {
-		set_action_result(p, PW_C_OK, xasprintf(_("Rolled back: CPython %s is current again."), a->version));
+		set_action_result(p, PW_C_OK, xasprintf(_("Rolled back: CPython %s is current again."), a->rollback.version));
 	} else {
-		set_action_result(p, PW_C_OK, xstrdup(a->removed ? _("The managed Python runtime was removed.")
+		set_action_result(p, PW_C_OK, xstrdup(a->remove.removed ? _("The managed Python runtime was removed.")
 								  : _("There was no managed runtime to remove.")));
 	}
 	reload(p);
@@ -403,15 +406,15 @@ static void draw(void *self, WINDOW *win, pw_rect whole)
 	/* On a short terminal the last action's result keeps its two rows. */
 	if (compact && p->action_result)
 		r.h -= 2;
-	pw_cli *cli = pw_app_cli(p->app);
+	const pw_ops_ctx *ctx = pw_app_ctx(p->app);
 	int y = r.y;
 	/* A short terminal keeps the runtime's own lines; the places are also
 	 * in `pyward paths`. */
 	if (!compact) {
-		y += field(win, r, y, _("Box root:"), cli->box_root);
-		y += field(win, r, y, _("Workspace:"), cli->workspace);
+		y += field(win, r, y, _("Box root:"), ctx->box_root);
+		y += field(win, r, y, _("Workspace:"), ctx->workspace);
 	}
-	y += field(win, r, y, _("Mode:"), pw_mode_name(cli->mode));
+	y += field(win, r, y, _("Mode:"), pw_mode_name(ctx->mode));
 	if (!compact)
 		y++;
 	const status_data *s = p->st;

@@ -120,7 +120,7 @@ int pw_tui_run(const pw_tui_opts *o)
 	nodelay(stdscr, TRUE);
 	curs_set(0);
 	pw_draw_init(o->ascii, no_color_requested());
-	pw_app_config cfg = { .cli = o->cli, .mouse = o->mouse, .signal_fd = signal_pipe[0] };
+	pw_app_config cfg = { .ctx = o->ctx, .mouse = o->mouse, .signal_fd = signal_pipe[0] };
 	int rc = pw_app_run(&cfg);
 	endwin();
 	delscreen(scr);

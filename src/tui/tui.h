@@ -4,10 +4,10 @@
 
 #include <stdbool.h>
 
-struct pw_cli;
+struct pw_ops_ctx;
 
 typedef struct pw_tui_opts {
-	struct pw_cli *cli; /* prepared (pw_cli_prepare): settings, box root, mode */
+	const struct pw_ops_ctx *ctx; /* prepared (pw_cli_prepare): settings, box root, mode */
 	bool ascii;         /* force ASCII line drawing */
 	bool mouse;         /* capture the mouse (off by default: it breaks copy and paste) */
 } pw_tui_opts;

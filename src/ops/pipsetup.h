@@ -3,10 +3,8 @@
 #ifndef PW_CLI_PIPSETUP_H
 #define PW_CLI_PIPSETUP_H
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 #include "pip.h"
-
-#include <jansson.h>
 
 #include <stddef.h>
 
@@ -17,18 +15,14 @@ typedef struct pw_child_env {
 
 /* PIP_CACHE_DIR and TMPDIR/TMP/TEMP under <workspace>/.pyward/, and pip's
  * own settings from the caller's environment passed on. */
-pw_err *pw_child_env_make(const pw_cli *cli, pw_child_env *ce);
+pw_err *pw_child_env_make(const pw_ops_ctx *ctx, pw_child_env *ce);
 void pw_child_env_clear(pw_child_env *ce);
 /* $PYWARD_MIRRORS, else `mirrors` in the settings, else data/mirrors.conf;
- * NULL-terminated, free with pw_cli_list_free(). */
-char **pw_cli_mirrors(const pw_cli *cli);
-void pw_cli_list_free(char **list);
+ * NULL-terminated, free with pw_ops_list_free(). */
+char **pw_ops_mirrors(const pw_ops_ctx *ctx);
+void pw_ops_list_free(char **list);
 /* $PYWARD_PROXY_PORTS, else `proxy_ports`, else 7890 7891 10809 10808 8888. */
-size_t pw_cli_proxy_ports(const pw_cli *cli, int *ports, size_t cap);
+size_t pw_ops_proxy_ports(const pw_ops_ctx *ctx, int *ports, size_t cap);
 
-/* The attempts as a JSON array (index, proxy, argv, exit_code, class, …). */
-json_t *pw_cli_attempts_json(const pw_pip_result *res);
-/* One line an attempt on stderr. */
-void pw_cli_print_attempts(const pw_pip_result *res);
 
 #endif

@@ -1,4 +1,8 @@
-/* pyward: entry point. Parse the global options, then hand over to a command. */
+/*
+ * pyward: the composition root, the one file that sees every front end.
+ * Parse the global options, then hand the subcommand to the front end that
+ * serves it (the command line's table, or the full-screen interface).
+ */
 #include "config.h"
 
 #include "cli/cli.h"
@@ -42,8 +46,9 @@ static int start_tui(pw_cli *cli, bool ascii, bool mouse)
 	pw_err *e = pw_cli_prepare(cli);
 	if (e)
 		return pw_cli_fail(cli, e);
+	cli->ctx.who.front_end = "tui";
 	pw_tui_opts o = {
-		.cli = cli,
+		.ctx = &cli->ctx,
 		.ascii = ascii || getenv("PYWARD_ASCII") != NULL,
 		.mouse = mouse,
 	};
@@ -210,7 +215,7 @@ int main(int argc, char **argv)
 	bindtextdomain(PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
 	textdomain(PACKAGE);
 #endif
-	pw_cli cli = { .mode = PW_MODE_WORKSPACE_WRITE, .prog = "pyward" };
+	pw_cli cli = { .ctx.mode = PW_MODE_WORKSPACE_WRITE, .prog = "pyward" };
 	cli.cmdline = pw_render_cmdline(argc, argv);
 	int rc = dispatch(&cli, argc, argv);
 	pw_cli_free(&cli);

@@ -8,8 +8,8 @@
 #ifndef PW_CLI_VENVOPS_H
 #define PW_CLI_VENVOPS_H
 
-#include "cli/cli.h"
-#include "cli/pipsetup.h"
+#include "ops/ctx.h"
+#include "ops/pipsetup.h"
 
 #include "pip.h"
 #include "venv.h"
@@ -21,13 +21,11 @@
 #define PW_VENV_DISCOVER_BUDGET_S 60.0
 #define PW_SPEC_MAX 256
 
-/* --timeout when given, else dflt (seconds). */
-double pw_cli_budget(const pw_cli *cli, double dflt);
 /* A bare name is a folder of the workspace; anything with a slash is a path (confined). */
-pw_err *pw_cli_resolve_venv(const pw_cli *cli, const char *name_or_path, char **out);
+pw_err *pw_ops_resolve_venv(const pw_ops_ctx *ctx, const char *name_or_path, char **out);
 /* The managed runtime's interpreter, or NULL when none is provisioned. */
-char *pw_cli_managed_python(const pw_cli *cli);
-bool pw_cli_venv_has_pip(const char *venv);
+char *pw_ops_managed_python(const pw_ops_ctx *ctx);
+bool pw_ops_venv_has_pip(const char *venv);
 
 /* What pip is given after the verb, checked: no options smuggled in as
  * specs, editables only of local folders inside the roots. */
@@ -38,8 +36,8 @@ typedef struct pw_spec_list {
 } pw_spec_list;
 
 pw_err *pw_spec_add(pw_spec_list *l, const char *spec);
-pw_err *pw_spec_add_editable(const pw_cli *cli, pw_spec_list *l, const char *path);
-pw_err *pw_spec_add_requirement(const pw_cli *cli, pw_spec_list *l, const char *path);
+pw_err *pw_spec_add_editable(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path);
+pw_err *pw_spec_add_requirement(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path);
 void pw_spec_list_clear(pw_spec_list *l);
 
 /* An environment made inside a "venv.create" operation. */
@@ -58,7 +56,7 @@ typedef struct pw_create_request {
 	const pw_events *events;
 } pw_create_request;
 
-pw_err *pw_cli_venv_create(pw_cli *cli, const pw_create_request *rq, pw_catalog *cat, pw_created *c);
+pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, pw_catalog *cat, pw_created *c);
 void pw_created_clear(pw_created *c);
 
 /* One pip run (install or uninstall) with the attempt chain, recorded
@@ -75,7 +73,7 @@ typedef struct pw_pip_job {
 	void *line_ud;
 } pw_pip_job;
 
-pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
+pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
 		       const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res);
 
 #endif

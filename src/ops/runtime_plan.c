@@ -1,7 +1,7 @@
 /* The runtime install's preparation, shared by the CLI and the TUI. */
 #include "config.h"
 
-#include "cli/runtime_plan.h"
+#include "ops/runtime_plan.h"
 
 #include "clock.h"
 #include "fetch.h"
@@ -20,10 +20,10 @@ void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
 }
 
-pw_err *pw_runtime_plan_pin(pw_cli *cli, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin)
+pw_err *pw_runtime_plan_pin(const pw_ops_ctx *ctx, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin)
 {
-	(void)cli;
-	char *path = rq->pins_file ? xstrdup(rq->pins_file) : pw_cli_data_file("runtime-pins.tsv");
+	(void)ctx;
+	char *path = rq->pins_file ? xstrdup(rq->pins_file) : pw_ops_data_file("runtime-pins.tsv");
 	pw_err *e = pw_pins_load(path, pins);
 	free(path);
 	char *triple = NULL;
@@ -35,19 +35,19 @@ pw_err *pw_runtime_plan_pin(pw_cli *cli, const pw_runtime_request *rq, pw_pins *
 	return e;
 }
 
-static const char *mirror_of(pw_cli *cli, const pw_runtime_request *rq)
+static const char *mirror_of(const pw_ops_ctx *ctx, const pw_runtime_request *rq)
 {
 	if (rq->mirror)
 		return rq->mirror;
 	const char *env = getenv("PYWARD_RUNTIME_MIRROR");
 	if (env && *env)
 		return env;
-	return pw_settings_get(cli->settings, "runtime_mirror");
+	return pw_settings_get(ctx->settings, "runtime_mirror");
 }
 
-const char *pw_runtime_plan_cacert(pw_cli *cli, const pw_runtime_request *rq)
+const char *pw_runtime_plan_cacert(const pw_ops_ctx *ctx, const pw_runtime_request *rq)
 {
-	return rq->cacert ? rq->cacert : pw_settings_get(cli->settings, "ca_bundle");
+	return rq->cacert ? rq->cacert : pw_settings_get(ctx->settings, "ca_bundle");
 }
 
 static pw_err *archive_size(const char *archive, int64_t *size)
@@ -61,20 +61,20 @@ static pw_err *archive_size(const char *archive, int64_t *size)
 	return NULL;
 }
 
-pw_err *pw_runtime_plan_make(pw_cli *cli, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *p)
+pw_err *pw_runtime_plan_make(const pw_ops_ctx *ctx, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *p)
 {
-	pw_err *e = pw_runtime_plan_pin(cli, rq, &p->pins, &p->pin);
+	pw_err *e = pw_runtime_plan_pin(ctx, rq, &p->pins, &p->pin);
 	if (e)
 		return e;
-	p->url = pw_pins_url(p->pin, mirror_of(cli, rq));
+	p->url = pw_pins_url(p->pin, mirror_of(ctx, rq));
 	p->size = p->pin->size;
-	p->dest = xasprintf("%s/runtime/python/current", cli->box_root);
+	p->dest = xasprintf("%s/runtime/python/current", ctx->box_root);
 	if (rq->archive)
 		return archive_size(rq->archive, &p->size);
 	if (p->size < 0 && probe_size) {
 		/* The size is not pinned: ask the server, so consent is informed. */
 		int64_t probed = -1;
-		pw_err_free(pw_fetch_probe_size(p->url, pw_runtime_plan_cacert(cli, rq), 15, &probed));
+		pw_err_free(pw_fetch_probe_size(p->url, pw_runtime_plan_cacert(ctx, rq), 15, &probed));
 		p->size = probed;
 	}
 	return NULL;
@@ -111,72 +111,72 @@ void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_pla
 	lines[5] = xasprintf(_("into:   %s"), p->dest);
 }
 
-pw_err *pw_runtime_plan_install(pw_cli *cli, const pw_runtime_request *rq, const pw_runtime_plan *p,
+pw_err *pw_runtime_plan_install(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_runtime_plan *p,
 				pw_catalog *cat, int64_t op, const pw_cancel *cancel, const pw_events *events,
 				pw_runtime_install_result *r)
 {
 	char *pins_path = xstrdup(pw_pins_source(p->pins));
 	pw_runtime_install_opts o = {
-		.box_root = cli->box_root, .pin = p->pin, .pins_source = pins_path,
+		.box_root = ctx->box_root, .pin = p->pin, .pins_source = pins_path,
 		.pins_from_operator = rq->pins_file != NULL, .url = p->url, .archive = rq->archive,
-		.ca_file = pw_runtime_plan_cacert(cli, rq), .catalog = cat, .operation_id = op,
-		.deadline_ms = pw_clock_deadline_after(cli->timeout), .cancel = cancel, .events = events,
+		.ca_file = pw_runtime_plan_cacert(ctx, rq), .catalog = cat, .operation_id = op,
+		.deadline_ms = pw_clock_deadline_after(ctx->timeout), .cancel = cancel, .events = events,
 	};
 	pw_err *e = pw_runtime_install(&o, r);
 	free(pins_path);
 	return e;
 }
 
-pw_err *pw_runtime_run_verify(pw_cli *cli, pw_runtime_verify_result *r, size_t *diffs)
+pw_err *pw_runtime_run_verify(const pw_ops_ctx *ctx, pw_runtime_verify_result *r, size_t *diffs)
 {
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
 	*diffs = 0;
 	/* verify writes only its own record; in read-only mode it reads the catalog. */
-	bool ro = cli->mode == PW_MODE_READ_ONLY;
-	pw_err *e = ro ? pw_cli_catalog_ro(cli, &cat) : pw_cli_catalog_rw(cli, &cat);
+	bool ro = ctx->mode == PW_MODE_READ_ONLY;
+	pw_err *e = ro ? pw_ops_catalog_ro(ctx, &cat) : pw_ops_catalog_rw(ctx, &cat);
 	if (!e && !ro)
-		e = pw_cli_op_begin(cli, cat, "runtime.verify", "current", &op);
+		e = pw_ops_op_begin(ctx, cat, "runtime.verify", "current", &op);
 	if (!e)
-		e = pw_runtime_verify(cli->box_root, cat, r);
+		e = pw_runtime_verify(ctx->box_root, cat, r);
 	if (!e)
 		*diffs = r->modified + r->mode + r->missing + r->unexpected;
 	pw_err *verdict = !e && *diffs ? pw_err_new(PW_ERR_FAILED, NULL, _("%zu files differ from the manifest"), *diffs)
 				       : NULL;
-	pw_cli_op_end(cat, op, e ? e : verdict);
+	pw_ops_op_end(cat, op, e ? e : verdict);
 	pw_err_free(verdict);
 	pw_catalog_close(&cat);
 	return e;
 }
 
-pw_err *pw_runtime_run_rollback(pw_cli *cli, char **version)
+pw_err *pw_runtime_run_rollback(const pw_ops_ctx *ctx, char **version)
 {
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
-	pw_err *e = pw_cli_require_write(cli, _("a rollback"));
+	pw_err *e = pw_ops_require_write(ctx, _("a rollback"));
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.rollback", "previous", &op);
+		e = pw_ops_op_begin(ctx, cat, "runtime.rollback", "previous", &op);
 	if (!e)
-		e = pw_runtime_rollback(cli->box_root, cat, version);
-	pw_cli_op_end(cat, op, e);
+		e = pw_runtime_rollback(ctx->box_root, cat, version);
+	pw_ops_op_end(cat, op, e);
 	pw_catalog_close(&cat);
 	return e;
 }
 
-pw_err *pw_runtime_run_remove(pw_cli *cli, int64_t *removed)
+pw_err *pw_runtime_run_remove(const pw_ops_ctx *ctx, int64_t *removed)
 {
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
-	pw_err *e = pw_cli_require_write(cli, _("removing the runtime"));
+	pw_err *e = pw_ops_require_write(ctx, _("removing the runtime"));
 	if (!e)
-		e = pw_cli_catalog_rw(cli, &cat);
+		e = pw_ops_catalog_rw(ctx, &cat);
 	if (!e)
-		e = pw_cli_op_begin(cli, cat, "runtime.remove", "current", &op);
+		e = pw_ops_op_begin(ctx, cat, "runtime.remove", "current", &op);
 	if (!e)
-		e = pw_runtime_remove(cli->box_root, cat, removed);
-	pw_cli_op_end(cat, op, e);
+		e = pw_runtime_remove(ctx->box_root, cat, removed);
+	pw_ops_op_end(cat, op, e);
 	pw_catalog_close(&cat);
 	return e;
 }

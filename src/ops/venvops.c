@@ -1,7 +1,7 @@
 /* Environment work shared by `pyward venv` and the full-screen interface. */
 #include "config.h"
 
-#include "cli/venvops.h"
+#include "ops/venvops.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -15,27 +15,22 @@
 #include <string.h>
 #include <unistd.h>
 
-double pw_cli_budget(const pw_cli *cli, double dflt)
-{
-	return cli->timeout > 0 ? cli->timeout : dflt;
-}
-
-pw_err *pw_cli_resolve_venv(const pw_cli *cli, const char *v, char **out)
+pw_err *pw_ops_resolve_venv(const pw_ops_ctx *ctx, const char *v, char **out)
 {
 	if (strchr(v, '/'))
-		return pw_guard_resolve(cli->guard, v, out);
-	return pw_guard_join_name(cli->guard, cli->workspace, v, out);
+		return pw_guard_resolve(ctx->guard, v, out);
+	return pw_guard_join_name(ctx->guard, ctx->workspace, v, out);
 }
 
-char *pw_cli_managed_python(const pw_cli *cli)
+char *pw_ops_managed_python(const pw_ops_ctx *ctx)
 {
 	char *py = NULL;
-	pw_err *e = pw_runtime_python(cli->box_root, &py);
+	pw_err *e = pw_runtime_python(ctx->box_root, &py);
 	pw_err_free(e);
 	return py;
 }
 
-bool pw_cli_venv_has_pip(const char *venv)
+bool pw_ops_venv_has_pip(const char *venv)
 {
 	pw_venv_info info;
 	pw_err *e = pw_venv_inspect(venv, &info);
@@ -87,23 +82,23 @@ void pw_spec_list_clear(pw_spec_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-pw_err *pw_spec_add_editable(const pw_cli *cli, pw_spec_list *l, const char *path)
+pw_err *pw_spec_add_editable(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path)
 {
 	if (is_remote(path))
 		return pw_err_new(PW_ERR_REFUSED, _("clone it into the workspace and pass the local folder"),
 				  _("editable installs of remote or VCS URLs are refused: %s"), path);
 	char *abs = NULL;
-	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
+	pw_err *e = pw_guard_resolve(ctx->guard, path, &abs);
 	if (e)
 		return e;
 	pw_err *e2 = spec_push(l, xstrdup("-e"));
 	return e2 ? (free(abs), e2) : spec_push(l, abs);
 }
 
-pw_err *pw_spec_add_requirement(const pw_cli *cli, pw_spec_list *l, const char *path)
+pw_err *pw_spec_add_requirement(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path)
 {
 	char *abs = NULL;
-	pw_err *e = pw_guard_resolve(cli->guard, path, &abs);
+	pw_err *e = pw_guard_resolve(ctx->guard, path, &abs);
 	if (!e && access(abs, R_OK) != 0)
 		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), abs);
 	if (!e)
@@ -128,16 +123,16 @@ pw_err *pw_spec_add(pw_spec_list *l, const char *spec)
 
 /* ---------------------------------------------------------------- create */
 
-pw_err *pw_cli_venv_create(pw_cli *cli, const pw_create_request *rq, pw_catalog *cat, pw_created *c)
+pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, pw_catalog *cat, pw_created *c)
 {
-	char *managed = pw_cli_managed_python(cli), *base = NULL, *version = NULL;
+	char *managed = pw_ops_managed_python(ctx), *base = NULL, *version = NULL;
 	int64_t op = 0;
-	pw_err *e = pw_cli_op_begin(cli, cat, "venv.create", rq->target, &op);
+	pw_err *e = pw_ops_op_begin(ctx, cat, "venv.create", rq->target, &op);
 	if (!e)
 		e = pw_venv_choose_base(rq->python, managed, &base, &version, &c->why);
 	pw_venv_create_opts o = { .target = rq->target, .base = base, .seed = rq->seed,
 				  .env_add = (const char *const *)rq->ce->vars,
-				  .deadline_ms = pw_clock_deadline_after(pw_cli_budget(cli, PW_VENV_BUDGET_S)),
+				  .deadline_ms = pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S)),
 				  .cancel = rq->cancel, .events = rq->events };
 	if (!e)
 		e = pw_venv_create(&o, &c->r);
@@ -147,7 +142,7 @@ pw_err *pw_cli_venv_create(pw_cli *cli, const pw_create_request *rq, pw_catalog 
 		pw_pkgwatch w = { .env = xstrdup(rq->target), .armed = true };
 		pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
 	}
-	pw_cli_op_end(cat, op, e);
+	pw_ops_op_end(cat, op, e);
 	c->path = xstrdup(rq->target);
 	free(managed);
 	free(base);
@@ -165,7 +160,7 @@ void pw_created_clear(pw_created *c)
 
 /* ---------------------------------------------------------------- pip */
 
-pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
+pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
 		       const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
 	char *python = xasprintf("%s/bin/python", venv);
@@ -179,17 +174,17 @@ pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, con
 	for (size_t i = 0; i < specs->count; i++)
 		args[k++] = specs->items[i];
 	args[k] = NULL;
-	char **mirrors = pw_cli_mirrors(cli);
+	char **mirrors = pw_ops_mirrors(ctx);
 	int ports[32];
-	size_t nports = pw_cli_proxy_ports(cli, ports, 32);
+	size_t nports = pw_ops_proxy_ports(ctx, ports, 32);
 	pw_pip_request rq = {
 		.python = python, .pip_args = args, .chain = job->chain,
-		.index = job->index ? job->index : pw_settings_get(cli->settings, "index_url"),
-		.proxy = job->proxy ? job->proxy : pw_settings_get(cli->settings, "proxy"),
+		.index = job->index ? job->index : pw_settings_get(ctx->settings, "index_url"),
+		.proxy = job->proxy ? job->proxy : pw_settings_get(ctx->settings, "proxy"),
 		.mirrors = (const char *const *)mirrors, .proxy_ports = ports, .proxy_port_count = nports,
-		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = cli->workspace,
+		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = ctx->workspace,
 		.env_add = (const char *const *)ce->vars,
-		.deadline_ms = pw_clock_deadline_after(pw_cli_budget(cli, PW_VENV_BUDGET_S)),
+		.deadline_ms = pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S)),
 		.cancel = job->cancel, .events = job->events,
 		.on_line = job->on_line, .line_ud = job->line_ud, .catalog = cat, .operation_id = op,
 	};
@@ -199,7 +194,7 @@ pw_err *pw_cli_pip_run(pw_cli *cli, const pw_pip_job *job, const char *venv, con
 	pw_err_free(pw_pkgwatch_begin(&w, venv));
 	pw_err *e = pw_pip_run(&rq, res);
 	pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
-	pw_cli_list_free(mirrors);
+	pw_ops_list_free(mirrors);
 	free(python);
 	return e;
 }

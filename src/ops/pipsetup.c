@@ -1,8 +1,7 @@
 /* What every pip run from the CLI shares: environment, mirrors, proxy ports. */
 #include "config.h"
 
-#include "cli/pipsetup.h"
-#include "cli/render.h"
+#include "ops/pipsetup.h"
 
 #include "i18n.h"
 #include "venv.h"
@@ -19,10 +18,10 @@ static void env_put(pw_child_env *ce, const char *name, const char *value)
 		ce->vars[ce->n++] = xasprintf("%s=%s", name, value);
 }
 
-pw_err *pw_child_env_make(const pw_cli *cli, pw_child_env *ce)
+pw_err *pw_child_env_make(const pw_ops_ctx *ctx, pw_child_env *ce)
 {
 	char *cache = NULL, *tmp = NULL;
-	pw_err *e = pw_venv_workspace_state(cli->workspace, &cache, &tmp);
+	pw_err *e = pw_venv_workspace_state(ctx->workspace, &cache, &tmp);
 	if (e)
 		return e;
 	memset(ce, 0, sizeof *ce);
@@ -62,18 +61,18 @@ static void split_list(const char *text, char ***out, size_t *count)
 	free(copy);
 }
 
-char **pw_cli_mirrors(const pw_cli *cli)
+char **pw_ops_mirrors(const pw_ops_ctx *ctx)
 {
 	char **list = NULL;
 	size_t n = 0;
 	const char *env = getenv("PYWARD_MIRRORS");
-	const char *conf = pw_settings_get(cli->settings, "mirrors");
+	const char *conf = pw_settings_get(ctx->settings, "mirrors");
 	if (env && *env) {
 		split_list(env, &list, &n);
 	} else if (conf) {
 		split_list(conf, &list, &n);
 	} else {
-		char *path = pw_cli_data_file("mirrors.conf");
+		char *path = pw_ops_data_file("mirrors.conf");
 		FILE *f = fopen(path, "r");
 		char line[1024];
 		while (f && fgets(line, sizeof line, f))
@@ -88,19 +87,19 @@ char **pw_cli_mirrors(const pw_cli *cli)
 	return list;
 }
 
-void pw_cli_list_free(char **list)
+void pw_ops_list_free(char **list)
 {
 	for (size_t i = 0; list && list[i]; i++)
 		free(list[i]);
 	free(list);
 }
 
-size_t pw_cli_proxy_ports(const pw_cli *cli, int *ports, size_t cap)
+size_t pw_ops_proxy_ports(const pw_ops_ctx *ctx, int *ports, size_t cap)
 {
 	static const int defaults[] = { 7890, 7891, 10809, 10808, 8888 };
 	const char *text = getenv("PYWARD_PROXY_PORTS");
 	if (!text || !*text)
-		text = pw_settings_get(cli->settings, "proxy_ports");
+		text = pw_settings_get(ctx->settings, "proxy_ports");
 	if (!text) {
 		memcpy(ports, defaults, sizeof defaults);
 		return sizeof defaults / sizeof defaults[0];
@@ -114,38 +113,6 @@ size_t pw_cli_proxy_ports(const pw_cli *cli, int *ports, size_t cap)
 		if (p > 0 && p < 65536)
 			ports[n++] = (int)p;
 	}
-	pw_cli_list_free(items);
+	pw_ops_list_free(items);
 	return n;
 }
-
-json_t *pw_cli_attempts_json(const pw_pip_result *res)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < res->count; i++) {
-		const pw_pip_attempt *a = &res->attempts[i];
-		/* index and argv are the older names of index_url and command,
-		 * which history and jobs show as well; members are only added */
-		json_array_append_new(arr, json_pack("{s:o,s:o,s:o,s:s,s:s,s:i,s:s,s:o,s:I,s:o,s:o}", "index_url",
-						     pw_render_json_str(a->index), "index", pw_render_json_str(a->index),
-						     "proxy", pw_render_json_str(a->proxy), "command", a->argv, "argv",
-						     a->argv, "exit_code", a->exit_code, "class",
-						     a->stopped ? "stopped" : pw_pipclass_name(a->klass), "reason",
-						     pw_render_json_str(a->reason), "duration_ms", (json_int_t)a->duration_ms,
-						     "probe", pw_render_json_str(a->probe), "output_tail",
-						     pw_render_json_str(a->output_tail)));
-	}
-	return arr;
-}
-
-void pw_cli_print_attempts(const pw_pip_result *res)
-{
-	for (size_t i = 0; i < res->count; i++) {
-		const pw_pip_attempt *a = &res->attempts[i];
-		char dur[16];
-		pw_render_duration(a->duration_ms, dur, sizeof dur);
-		fprintf(stderr, _("attempt %zu: %s%s%s -> %s (exit %d, %s)\n"), i + 1,
-			a->index ? a->index : _("default index"), a->proxy ? _(" via ") : "", a->proxy ? a->proxy : "",
-			a->stopped ? _("stopped") : pw_pipclass_name(a->klass), a->exit_code, dur);
-	}
-}
-

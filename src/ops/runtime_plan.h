@@ -9,7 +9,7 @@
 #ifndef PW_CLI_RUNTIME_PLAN_H
 #define PW_CLI_RUNTIME_PLAN_H
 
-#include "cli/cli.h"
+#include "ops/ctx.h"
 
 #include "cancel.h"
 #include "events.h"
@@ -39,11 +39,11 @@ typedef struct pw_runtime_plan {
 #define PW_RUNTIME_PLAN_LINES 6
 
 /* The pin for this machine from the request's pins file (or the shipped one). */
-pw_err *pw_runtime_plan_pin(pw_cli *cli, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin);
+pw_err *pw_runtime_plan_pin(const pw_ops_ctx *ctx, const pw_runtime_request *rq, pw_pins **pins, const pw_pin **pin);
 /* Fill plan; probe_size asks the server for an unpinned size (network). */
-pw_err *pw_runtime_plan_make(pw_cli *cli, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *plan);
+pw_err *pw_runtime_plan_make(const pw_ops_ctx *ctx, const pw_runtime_request *rq, bool probe_size, pw_runtime_plan *plan);
 void pw_runtime_plan_clear(pw_runtime_plan *plan);
-const char *pw_runtime_plan_cacert(pw_cli *cli, const pw_runtime_request *rq);
+const char *pw_runtime_plan_cacert(const pw_ops_ctx *ctx, const pw_runtime_request *rq);
 /* "cpython VERSION PLATFORM": the catalog operation's target. */
 char *pw_runtime_plan_target(const pw_runtime_plan *plan);
 /* The consent statement: what, from, size, sha256, pinned, into (xasprintf'd
@@ -53,7 +53,7 @@ void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_pla
 /* Size for people: "12.3 MB", or "unknown size". */
 void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size);
 /* pw_runtime_install with the plan, inside the caller's operation op. */
-pw_err *pw_runtime_plan_install(pw_cli *cli, const pw_runtime_request *rq, const pw_runtime_plan *plan,
+pw_err *pw_runtime_plan_install(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_runtime_plan *plan,
 				pw_catalog *cat, int64_t op, const pw_cancel *cancel, const pw_events *events,
 				pw_runtime_install_result *result);
 
@@ -61,8 +61,8 @@ pw_err *pw_runtime_plan_install(pw_cli *cli, const pw_runtime_request *rq, const
  * both front ends run them (confirmation is the caller's). */
 /* Verify; in read-only mode it reads the catalog and records nothing.
  * *diffs counts the differences (recorded as a failed verify). */
-pw_err *pw_runtime_run_verify(pw_cli *cli, pw_runtime_verify_result *r, size_t *diffs);
-pw_err *pw_runtime_run_rollback(pw_cli *cli, char **now_version);
-pw_err *pw_runtime_run_remove(pw_cli *cli, int64_t *removed);
+pw_err *pw_runtime_run_verify(const pw_ops_ctx *ctx, pw_runtime_verify_result *r, size_t *diffs);
+pw_err *pw_runtime_run_rollback(const pw_ops_ctx *ctx, char **now_version);
+pw_err *pw_runtime_run_remove(const pw_ops_ctx *ctx, int64_t *removed);
 
 #endif

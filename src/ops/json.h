@@ -1,0 +1,30 @@
+/*
+ * JSON pieces every operation's result shares, built here once so the CLI's
+ * --json, the agent tool server's structured results and the HTTP API's
+ * bodies are the same objects.
+ *
+ * An attempt has one shape: seq, index_url, proxy, command, exit_code,
+ * class, duration_ms, output_tail; recorded ones (read back from the
+ * catalog) add started_at, live ones (from the pip run just made) add
+ * reason and probe. `index` and `argv`, the same values under the names of
+ * earlier releases, are added only where pyward(1) promised them
+ * (older_names: venv install and runtime baseline results, jobs show).
+ * Threading: pure functions, callable from any thread.
+ */
+#ifndef PW_OPS_JSON_H
+#define PW_OPS_JSON_H
+
+#include "catalog.h"
+#include "pip.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* A JSON string, or null for NULL; invalid UTF-8 becomes '?'. */
+json_t *pw_json_str(const char *s);
+/* One recorded attempt (history show, jobs show). */
+json_t *pw_json_attempt_rec(const pw_attempt_rec *a, bool older_names);
+/* The attempts of a pip run just made, as an array (older names included). */
+json_t *pw_json_attempts(const pw_pip_result *res);
+
+#endif
