@@ -21,6 +21,11 @@ pw_err *pw_op_ask(const pw_op_io *io, const pw_consent *what, const char *declin
 			  _("%s needs consent and there is no terminal to ask"), what->doing);
 }
 
+pw_consent_answer pw_consent_given(const pw_consent *what, void *kind)
+{
+	return kind && strcmp(what->kind, kind) == 0 ? PW_CONSENT_YES : PW_CONSENT_NO;
+}
+
 pw_consent_answer pw_consent_if_seen(const pw_consent *what, void *ud)
 {
 	const pw_consent_seen *s = ud;

@@ -49,6 +49,10 @@ typedef struct pw_op_io {
  * (declined: `declined`; no one to ask: a hint to pass --yes). */
 pw_err *pw_op_ask(const pw_op_io *io, const pw_consent *what, const char *declined);
 
+/* Consent the front end obtained itself before it called (a confirm dialog):
+ * yes for the catalog kind named by ud (a string), no for anything else. */
+pw_consent_answer pw_consent_given(const pw_consent *what, void *kind);
+
 /* A consent answered before the operation ran (the TUI shows a dialog from
  * a dry run, then runs the operation): it says yes only when the operation
  * asks for exactly the statement the user saw, so nothing changed between. */

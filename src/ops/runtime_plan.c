@@ -1,4 +1,4 @@
-/* The runtime install's preparation, shared by the CLI and the TUI. */
+/* The runtime install's plan, for op_runtime.c. */
 #include "config.h"
 
 #include "ops/runtime_plan.h"
@@ -124,59 +124,5 @@ pw_err *pw_runtime_plan_install(const pw_ops_ctx *ctx, const pw_runtime_request 
 	};
 	pw_err *e = pw_runtime_install(&o, r);
 	free(pins_path);
-	return e;
-}
-
-pw_err *pw_runtime_run_verify(const pw_ops_ctx *ctx, pw_runtime_verify_result *r, size_t *diffs)
-{
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	*diffs = 0;
-	/* verify writes only its own record; in read-only mode it reads the catalog. */
-	bool ro = ctx->mode == PW_MODE_READ_ONLY;
-	pw_err *e = ro ? pw_ops_catalog_ro(ctx, &cat) : pw_ops_catalog_rw(ctx, &cat);
-	if (!e && !ro)
-		e = pw_ops_op_begin(ctx, cat, "runtime.verify", "current", &op);
-	if (!e)
-		e = pw_runtime_verify(ctx->box_root, cat, r);
-	if (!e)
-		*diffs = r->modified + r->mode + r->missing + r->unexpected;
-	pw_err *verdict = !e && *diffs ? pw_err_new(PW_ERR_FAILED, NULL, _("%zu files differ from the manifest"), *diffs)
-				       : NULL;
-	pw_ops_op_end(cat, op, e ? e : verdict);
-	pw_err_free(verdict);
-	pw_catalog_close(&cat);
-	return e;
-}
-
-pw_err *pw_runtime_run_rollback(const pw_ops_ctx *ctx, char **version)
-{
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	pw_err *e = pw_ops_require_write(ctx, _("a rollback"));
-	if (!e)
-		e = pw_ops_catalog_rw(ctx, &cat);
-	if (!e)
-		e = pw_ops_op_begin(ctx, cat, "runtime.rollback", "previous", &op);
-	if (!e)
-		e = pw_runtime_rollback(ctx->box_root, cat, version);
-	pw_ops_op_end(cat, op, e);
-	pw_catalog_close(&cat);
-	return e;
-}
-
-pw_err *pw_runtime_run_remove(const pw_ops_ctx *ctx, int64_t *removed)
-{
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	pw_err *e = pw_ops_require_write(ctx, _("removing the runtime"));
-	if (!e)
-		e = pw_ops_catalog_rw(ctx, &cat);
-	if (!e)
-		e = pw_ops_op_begin(ctx, cat, "runtime.remove", "current", &op);
-	if (!e)
-		e = pw_runtime_remove(ctx->box_root, cat, removed);
-	pw_ops_op_end(cat, op, e);
-	pw_catalog_close(&cat);
 	return e;
 }

@@ -1,13 +1,13 @@
 /*
- * The runtime install as both front ends prepare it: which pin (pins file,
- * --version, platform), from where (mirror from option, environment or
- * settings), how big (pinned, the archive's size, or asked of the server),
- * where it goes, the consent text, and the call into core with the catalog
- * operation the caller opened; then verify, rollback and remove with their
- * records. The CLI and the TUI share this so neither can skip a step.
+ * The runtime install's plan: which pin (pins file, --version, platform),
+ * from where (mirror from option, environment or settings), how big
+ * (pinned, the archive's size, or asked of the server), where it goes, the
+ * consent text, and the call into core inside the caller's catalog
+ * operation. Used by op_runtime.c, which every front end calls.
+ * Threading: any thread; the plan is owned by its caller.
  */
-#ifndef PW_CLI_RUNTIME_PLAN_H
-#define PW_CLI_RUNTIME_PLAN_H
+#ifndef PW_OPS_RUNTIME_PLAN_H
+#define PW_OPS_RUNTIME_PLAN_H
 
 #include "ops/ctx.h"
 
@@ -26,6 +26,13 @@ typedef struct pw_runtime_request {
 	const char *mirror;
 	const char *archive;    /* a local archive instead of a download */
 	const char *cacert;
+	/* install */
+	bool dry_run;           /* only the plan, without asking the server or checking space */
+	bool plan_only;         /* the plan as a real install makes it (size asked, space checked), then stop */
+	const struct pw_runtime_plan *plan; /* a plan_only result to install (NULL: plan anew) */
+	/* baseline */
+	const char *requirements; /* NULL: data/requirements-baseline.txt */
+	const char *index;        /* the first index of the attempt chain (NULL: settings) */
 } pw_runtime_request;
 
 typedef struct pw_runtime_plan {
@@ -57,12 +64,5 @@ pw_err *pw_runtime_plan_install(const pw_ops_ctx *ctx, const pw_runtime_request 
 				pw_catalog *cat, int64_t op, const pw_cancel *cancel, const pw_events *events,
 				pw_runtime_install_result *result);
 
-/* The other runtime verbs with their mode check and catalog records, as
- * both front ends run them (confirmation is the caller's). */
-/* Verify; in read-only mode it reads the catalog and records nothing.
- * *diffs counts the differences (recorded as a failed verify). */
-pw_err *pw_runtime_run_verify(const pw_ops_ctx *ctx, pw_runtime_verify_result *r, size_t *diffs);
-pw_err *pw_runtime_run_rollback(const pw_ops_ctx *ctx, char **now_version);
-pw_err *pw_runtime_run_remove(const pw_ops_ctx *ctx, int64_t *removed);
 
 #endif

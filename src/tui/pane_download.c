@@ -16,7 +16,7 @@
 #include "tui/keys.h"
 
 #include "ops/ctx.h"
-#include "ops/runtime_plan.h"
+#include "ops/op_runtime.h"
 
 #include "clock.h"
 #include "events.h"
@@ -56,25 +56,30 @@ typedef struct download_pane {
 typedef struct dl_job {
 	const pw_ops_ctx *ctx;
 	pw_runtime_request rq;
-	pw_runtime_plan *plan;
-	pw_runtime_plan own_plan;     /* the planning job fills this */
-	pw_runtime_install_result result;
+	pw_consent_seen seen;         /* the statement the user consented to */
+	pw_op_runtime_install_result result; /* the planning job's plan is in result.plan */
 } dl_job;
 
 static void dl_job_free(void *p)
 {
 	dl_job *j = p;
-	pw_runtime_plan_clear(&j->own_plan);
-	pw_runtime_install_result_clear(&j->result);
+	pw_op_runtime_install_clear(&j->result);
+	pw_consent_seen_clear(&j->seen);
 	free(j);
 }
 
-static dl_job *dl_job_new(download_pane *p)
+/* planned: install the pane's plan (made by the planning job), else make one. */
+static dl_job *dl_job_new(download_pane *p, bool planned)
 {
 	dl_job *j = xcalloc(1, sizeof *j);
 	j->ctx = pw_app_ctx(p->app);
 	j->rq = p->rq;
-	j->plan = &p->plan;
+	if (planned) {
+		j->rq.plan = &p->plan;
+		pw_consent_seen_set(&j->seen, (const char *const *)p->plan_lines, PW_RUNTIME_PLAN_LINES);
+	} else {
+		j->rq.plan_only = true;
+	}
 	return j;
 }
 
@@ -134,51 +139,31 @@ static void reset_progress(download_pane *p)
 
 static pw_err *plan_work(pw_job *job, void *ud)
 {
-	(void)job;
 	dl_job *j = ud;
-	pw_err *e = pw_runtime_plan_make(j->ctx, &j->rq, true, &j->own_plan);
-	if (!e)
-		e = pw_runtime_preflight(j->ctx->box_root, j->own_plan.url, j->rq.archive, j->own_plan.size);
-	return e;
+	pw_op_io io = { .events = pw_job_events(job), .cancel = pw_job_cancel_token(job) };
+	return pw_op_runtime_install(j->ctx, &j->rq, &io, &j->result);
 }
 
+/* The install says yes only to the statement the dialog showed. */
 static pw_err *install_work(pw_job *job, void *ud)
 {
 	dl_job *j = ud;
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	char *target = pw_runtime_plan_target(j->plan);
-	pw_err *e = pw_ops_require_write(j->ctx, _("installing the runtime"));
-	if (!e)
-		e = pw_ops_catalog_rw(j->ctx, &cat);
-	if (!e)
-		e = pw_ops_op_begin(j->ctx, cat, "runtime.install", target, &op);
-	if (!e)
-		e = pw_runtime_plan_install(j->ctx, &j->rq, j->plan, cat, op, pw_job_cancel_token(job),
-					    pw_job_events(job), &j->result);
-	pw_ops_op_end(cat, op, e);
-	pw_catalog_close(&cat);
-	free(target);
-	return e;
+	pw_op_io io = { .events = pw_job_events(job), .cancel = pw_job_cancel_token(job),
+			.consent = pw_consent_if_seen, .consent_ud = &j->seen };
+	return pw_op_runtime_install(j->ctx, &j->rq, &io, &j->result);
 }
 
-/* A declined consent is recorded like the CLI's: a refused runtime.install. */
+/* A declined consent is recorded like the CLI's: the same operation, refused. */
 static pw_err *refusal_work(pw_job *job, void *ud)
 {
-	(void)job;
 	dl_job *j = ud;
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	char *target = pw_runtime_plan_target(j->plan);
-	pw_err *e = pw_ops_catalog_rw(j->ctx, &cat);
-	if (!e)
-		e = pw_ops_op_begin(j->ctx, cat, "runtime.install", target, &op);
-	pw_err *refused = pw_err_new(PW_ERR_REFUSED, NULL, _("not installed: consent was not given"));
-	pw_ops_op_end(cat, op, refused);
-	pw_err_free(refused);
-	pw_catalog_close(&cat);
-	free(target);
-	return e;
+	pw_op_io io = { .events = pw_job_events(job), .cancel = pw_job_cancel_token(job),
+			.consent = pw_consent_given, .consent_ud = NULL };
+	pw_err *e = pw_op_runtime_install(j->ctx, &j->rq, &io, &j->result);
+	bool refused = e && pw_err_code(e) == PW_ERR_REFUSED;
+	if (refused)
+		pw_err_free(e);
+	return refused ? NULL : e;
 }
 
 /* ---------------------------------------------------------------- flow */
@@ -187,14 +172,14 @@ static void on_consent(void *ud, bool yes)
 {
 	download_pane *p = ud;
 	if (!yes) {
-		p->job = pw_app_start_job(p->app, _("recording the refusal"), p, refusal_work, dl_job_new(p), dl_job_free);
+		p->job = pw_app_start_job(p->app, _("recording the refusal"), p, refusal_work, dl_job_new(p, true), dl_job_free);
 		set_result(p, PW_C_WARN, NULL, "%s", _("Not installed: consent was not given. Nothing was downloaded."));
 		return;
 	}
 	reset_progress(p);
 	clear_log(p);
 	p->state = DL_RUNNING;
-	p->job = pw_app_start_job(p->app, _("installing the runtime"), p, install_work, dl_job_new(p), dl_job_free);
+	p->job = pw_app_start_job(p->app, _("installing the runtime"), p, install_work, dl_job_new(p, true), dl_job_free);
 }
 
 static void ask_consent(download_pane *p)
@@ -219,8 +204,8 @@ static void planned(download_pane *p, const pw_job_event *ev)
 		return;
 	}
 	clear_plan(p);
-	p->plan = j->own_plan;
-	memset(&j->own_plan, 0, sizeof j->own_plan);
+	p->plan = j->result.plan;
+	memset(&j->result.plan, 0, sizeof j->result.plan);
 	pw_runtime_plan_describe(&p->rq, &p->plan, p->plan_lines);
 	p->have_lines = true;
 	ask_consent(p);
@@ -229,7 +214,7 @@ static void planned(download_pane *p, const pw_job_event *ev)
 static void installed(download_pane *p, const pw_job_event *ev)
 {
 	const dl_job *j = ev->ud;
-	const pw_runtime_install_result *r = &j->result;
+	const pw_runtime_install_result *r = &j->result.install;
 	if (ev->err && pw_err_code(ev->err) == PW_ERR_CANCELLED) {
 		set_result(p, PW_C_WARN, NULL, "%s",
 			   _("Cancelled. The partial download is kept in the cache; installing again resumes it."));
@@ -268,7 +253,7 @@ void pw_download_begin(pw_app *app)
 	p->result = p->result_hint = NULL;
 	reset_progress(p);
 	p->state = DL_PLANNING;
-	p->job = pw_app_start_job(app, _("preparing the install"), p, plan_work, dl_job_new(p), dl_job_free);
+	p->job = pw_app_start_job(app, _("preparing the install"), p, plan_work, dl_job_new(p, false), dl_job_free);
 }
 
 /* ---------------------------------------------------------------- pane */

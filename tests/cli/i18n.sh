@@ -63,7 +63,7 @@ like "$ERR" "^pyward: unknown command 'frobnicate'$" "a language with no transla
 # ---- Completeness: the messages in the sources now, not only those in po/.
 # Every source file that marks strings is listed in POTFILES.in.
 missing=""
-for f in $(cd "$TOP_SRCDIR" && grep -lE '\b[NP]?_\("' src/*/*.c); do
+for f in $(cd "$TOP_SRCDIR" && grep -lE '\b[NP]?_\("' src/*.c src/*/*.c); do
 	grep -qx "$f" "$PO/POTFILES.in" || missing="$missing $f"
 done
 is "$missing" "" "every source file with marked strings is in po/POTFILES.in"
