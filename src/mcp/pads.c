@@ -24,6 +24,7 @@ struct pad {
 	pad *next;
 	char *session;
 	pw_mcp_pad_ticket *queue;  /* the head runs, the others wait in order */
+	char *python;              /* the interpreter of its last call */
 	pw_scratch_client *client; /* NULL until the first call, and after a broken one */
 };
 
@@ -31,7 +32,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static pad *pads;
 
-char *pw_mcp_pads_own_session(const char *workspace)
+static char *own_name(const char *workspace)
 {
 	char *base = pw_scratch_default_session(workspace);
 	char *tail = xasprintf("-mcp-%ld", (long)getpid());
@@ -42,6 +43,17 @@ char *pw_mcp_pads_own_session(const char *workspace)
 	free(base);
 	free(tail);
 	return name;
+}
+
+char *pw_mcp_pads_own_session(const char *workspace)
+{
+	static char *name; /* computed once: one workspace per server */
+	pthread_mutex_lock(&lock);
+	if (!name)
+		name = own_name(workspace);
+	char *copy = xstrdup(name);
+	pthread_mutex_unlock(&lock);
+	return copy;
 }
 
 static pad *find_or_add_locked(const char *session)
@@ -113,6 +125,10 @@ pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, pw_scratch_request *req, bool leas
 	}
 	free(req->session);
 	req->session = xstrdup(p->session);
+	/* An interpreter named again for a session that already runs it needs
+	 * no check against the worker, and so may take the leased path. */
+	if (p->python && req->python && strcmp(p->python, req->python) == 0 && !req->reset)
+		req->python_explicit = false;
 	pw_err *e = NULL;
 	if (!p->client) {
 		pw_scratch_connect_opts o = { .autostart = true };
@@ -122,7 +138,11 @@ pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, pw_scratch_request *req, bool leas
 		e = pw_scratch_run(p->client, req, cancel, out);
 	if (e && !*out) /* the connection may be broken: the next call connects afresh */
 		pw_scratch_close(&p->client);
-	else if (lease && *out && strcmp((*out)->status, "lost") != 0)
+	if (*out) {
+		free(p->python);
+		p->python = req->python ? xstrdup(req->python) : NULL;
+	}
+	if (lease && *out && strcmp((*out)->status, "lost") != 0)
 		pw_err_free(pw_scratch_lease(p->client, p->session)); /* a refusal leaves the host path */
 	pw_mcp_pads_drop(t);
 	return e;

@@ -9,6 +9,7 @@
 
 #include "mcp/mcp.h"
 #include "mcp/argcheck.h"
+#include "mcp/pads.h"
 #include "mcp/calls.h"
 #include "mcp/proto.h"
 #include "mcp/reader.h"
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +159,7 @@ typedef struct tool_job {
 	const pw_mcp_tool *tool;
 	json_t *args;
 	void *admitted;
+	pw_mcp_call *call;  /* when the reading thread runs it itself */
 } tool_job;
 
 static void run_tool(pw_mcp_call *c, void *ud)
@@ -175,7 +178,7 @@ static void run_tool(pw_mcp_call *c, void *ud)
 }
 
 static json_t *do_tools_call(server *s, const json_t *id, const json_t *params, const pw_mcp_peer *peer,
-			     pw_mcp_batch *b, bool *answered_later)
+			     pw_mcp_batch *b, bool *answered_later, tool_job **run_here)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const json_t *schema = NULL;
@@ -203,7 +206,14 @@ static json_t *do_tools_call(server *s, const json_t *id, const json_t *params, 
 	job->tool = tool;
 	job->args = args;
 	job->admitted = tool->admit ? tool->admit(c, args) : NULL;
+	*answered_later = true;
+	if (run_here) { /* the reading thread runs it, once another one reads on */
+		job->call = c;
+		*run_here = job;
+		return NULL;
+	}
 	if (!pw_mcp_calls_spawn(c, run_tool, job)) {
+		*answered_later = false;
 		if (tool->forget)
 			tool->forget(job->admitted);
 		json_decref(args);
@@ -245,7 +255,7 @@ static json_t *check_modern(const json_t *id, const json_t *meta, pw_mcp_peer *p
 }
 
 static json_t *dispatch_request(server *s, const json_t *id, const char *method, const json_t *params,
-				pw_mcp_batch *b, bool *later)
+				pw_mcp_batch *b, bool *later, tool_job **run_here)
 {
 	if (params && !json_is_object(params))
 		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "params must be an object", NULL);
@@ -278,7 +288,7 @@ static json_t *dispatch_request(server *s, const json_t *id, const char *method,
 	if (strcmp(method, "tools/list") == 0)
 		return do_tools_list(s, id, params, peer.version);
 	if (strcmp(method, "tools/call") == 0)
-		return do_tools_call(s, id, params, &peer, b, later);
+		return do_tools_call(s, id, params, &peer, b, later, run_here);
 	return pw_rpc_errorf(id, PW_RPC_METHOD_NOT_FOUND, "Method not found: %s", method);
 }
 
@@ -292,8 +302,9 @@ static void on_notification(server *s, const char *method, const json_t *params)
 	/* notifications/initialized and anything else: nothing to answer */
 }
 
-/* One message (an object); exactly one pw_mcp_reply for it, possibly later. */
-static void dispatch(server *s, const json_t *msg, pw_mcp_batch *b)
+/* One message (an object); exactly one pw_mcp_reply for it, possibly later.
+ * A tool call is left in *run_here when run_here is given. */
+static void dispatch(server *s, const json_t *msg, pw_mcp_batch *b, tool_job **run_here)
 {
 	if (!json_is_object(msg)) {
 		pw_mcp_reply(s->wire, b, pw_rpc_error(NULL, PW_RPC_INVALID_REQUEST, "a message must be a JSON object", NULL));
@@ -324,7 +335,7 @@ static void dispatch(server *s, const json_t *msg, pw_mcp_batch *b)
 		return;
 	}
 	bool later = false;
-	json_t *resp = dispatch_request(s, id, json_string_value(method), params, b, &later);
+	json_t *resp = dispatch_request(s, id, json_string_value(method), params, b, &later, run_here);
 	if (!later)
 		pw_mcp_reply(s->wire, b, resp);
 }
@@ -351,7 +362,7 @@ static void dispatch_batch(server *s, const json_t *arr)
 	json_t *m;
 	json_array_foreach(arr, i, m) {
 		pw_mcp_batch_hold(b);
-		dispatch(s, m, b);
+		dispatch(s, m, b, NULL);
 	}
 	pw_mcp_batch_put(b, NULL);
 }
@@ -364,7 +375,7 @@ static bool blank(const char *line, size_t len)
 	return true;
 }
 
-static void on_line(server *s, const char *line, size_t len)
+static void on_line(server *s, const char *line, size_t len, tool_job **run_here)
 {
 	if (blank(line, len))
 		return;
@@ -379,7 +390,7 @@ static void on_line(server *s, const char *line, size_t len)
 	if (json_is_array(msg))
 		dispatch_batch(s, msg);
 	else
-		dispatch(s, msg, NULL);
+		dispatch(s, msg, NULL, run_here);
 	json_decref(msg);
 }
 
@@ -443,33 +454,127 @@ static void drain(server *s, bool stop)
 	}
 }
 
+/* Leaders and followers: the thread that reads a tools/call runs it
+ * itself, after handing the reading on to an idle thread (started when
+ * none waits). A call's answer then needs no hand-over between threads,
+ * which on a busy machine costs more than the rest of the trip. */
+typedef struct loop {
+	server *s;
+	pw_mcp_reader *rd;
+	pthread_mutex_t lock;
+	pthread_cond_t turn;
+	bool reading;             /* a thread holds the reader */
+	int idle;                 /* threads waiting for it */
+	bool done;
+	pw_mcp_read_status end;   /* why reading stopped */
+} loop;
+
+static void *follower_main(void *arg);
+
+/* Give the reader up; start a thread to take it when none waits. */
+static void hand_on(loop *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->reading = false;
+	if (l->idle == 0 && !l->done) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_t t;
+		if (pthread_create(&t, &attr, follower_main, l) != 0)
+			pw_mcp_log("no thread to read on: the next message waits for this call");
+		pthread_attr_destroy(&attr);
+	}
+	pthread_cond_signal(&l->turn);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Wait for the reader; false once reading has stopped. */
+static bool take_reader(loop *l)
+{
+	pthread_mutex_lock(&l->lock);
+	while (l->reading && !l->done) {
+		l->idle++;
+		pthread_cond_wait(&l->turn, &l->lock);
+		l->idle--;
+	}
+	bool mine = !l->done;
+	if (mine)
+		l->reading = true;
+	pthread_mutex_unlock(&l->lock);
+	return mine;
+}
+
+static void stop_reading(loop *l, pw_mcp_read_status st)
+{
+	if (st == PW_MCP_READ_WAKE)
+		pw_mcp_calls_cancel_all(l->s->calls);
+	pw_mcp_calls_hangup(l->s->calls);
+	pthread_mutex_lock(&l->lock);
+	l->done = true;
+	l->end = st;
+	l->reading = false;
+	pthread_cond_broadcast(&l->turn);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void lead(loop *l)
+{
+	while (take_reader(l)) {
+		const char *line = NULL;
+		size_t len = 0;
+		tool_job *job = NULL;
+		pw_mcp_read_status st;
+		while (!job && ((st = pw_mcp_reader_next(l->rd, &line, &len)) == PW_MCP_READ_LINE ||
+				st == PW_MCP_READ_TOO_LONG)) {
+			if (st == PW_MCP_READ_LINE)
+				on_line(l->s, line, len, &job);
+			else
+				on_too_long(l->s, len);
+		}
+		if (!job) {
+			if (st == PW_MCP_READ_ERROR)
+				pw_mcp_log("reading stdin: %s", strerror(errno));
+			stop_reading(l, st);
+			return;
+		}
+		hand_on(l);
+		run_tool(job->call, job);
+	}
+}
+
+static void *follower_main(void *arg)
+{
+	lead(arg);
+	return NULL;
+}
+
 int pw_mcp_serve(const pw_mcp_opts *o)
 {
 	install_signals();
-	server s = { .o = o };
+	static server s; /* followers may look at it until the process ends */
+	s.o = o;
 	s.wire = pw_mcp_wire_new(STDOUT_FILENO);
 	s.calls = pw_mcp_calls_new(s.wire, o);
 	s.tools = pw_mcp_toolbox_new();
 	s.instructions = load_instructions(o->skill_file);
 	size_t limit = o->max_message ? o->max_message : PW_MCP_DEFAULT_MAX_MESSAGE;
-	pw_mcp_reader *rd = pw_mcp_reader_new(STDIN_FILENO, wake_pipe[0], limit);
-	pw_mcp_read_status st;
-	const char *line = NULL;
-	size_t len = 0;
-	while ((st = pw_mcp_reader_next(rd, &line, &len)) == PW_MCP_READ_LINE || st == PW_MCP_READ_TOO_LONG) {
-		if (st == PW_MCP_READ_LINE)
-			on_line(&s, line, len);
-		else
-			on_too_long(&s, len);
+	static loop l; /* followers may look at it until the process ends */
+	l.s = &s;
+	l.rd = pw_mcp_reader_new(STDIN_FILENO, wake_pipe[0], limit);
+	pthread_mutex_init(&l.lock, NULL);
+	pthread_cond_init(&l.turn, NULL);
+	lead(&l);
+	/* reading has stopped; this thread may have been running a call meanwhile */
+	drain(&s, l.end == PW_MCP_READ_WAKE);
+	bool idle = pw_mcp_calls_wait_idle(s.calls, 0);
+	if (idle) { /* followers may still wake to see the end: the loop stays */
+		pw_mcp_pads_close_all();
+		pw_mcp_toolbox_free(&s.tools);
 	}
-	if (st == PW_MCP_READ_ERROR)
-		pw_mcp_log("reading stdin: %s", strerror(errno));
-	drain(&s, st == PW_MCP_READ_WAKE);
-	pw_mcp_reader_free(&rd);
-	/* threads left running after a stop still hold the registry: not freed */
 	free(s.instructions);
 	json_decref(s.legacy_caps);
 	free(s.client_name);
 	free(s.client_version);
-	return st == PW_MCP_READ_ERROR ? 1 : 0;
+	return l.end == PW_MCP_READ_ERROR ? 1 : 0;
 }

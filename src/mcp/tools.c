@@ -125,7 +125,7 @@ json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v)
 		return r->raw;
 	}
 	json_t *res = json_object();
-	char *text = json_dumps(r->structured, JSON_INDENT(2));
+	char *text = json_dumps(r->structured, JSON_COMPACT);
 	json_object_set_new(res, "content", json_pack("[{s:s, s:s}]", "type", "text", "text", text ? text : "{}"));
 	free(text);
 	if (pw_mcp_has_structured(v))
