@@ -154,11 +154,7 @@ static int run_mcp(pw_cli *cli, int argc, char **argv)
 		return pw_cli_fail(cli, e);
 	char *skill = pw_ops_data_file("skills/python-env/SKILL.md");
 	pw_mcp_opts o = {
-		.box_root = cli->ctx.box_root,
-		.workspace = cli->ctx.workspace,
-		.mode = pw_mode_name(cli->ctx.mode),
-		.read_only = cli->ctx.mode == PW_MODE_READ_ONLY,
-		.timeout = cli->ctx.timeout,
+		.ctx = &cli->ctx,
 		.allow_runtime_install = m.allow_runtime_install,
 		.max_message = m.max_message,
 		.skill_file = skill,

@@ -22,6 +22,7 @@ struct pw_mcp_call {
 	pw_mcp_call *next;
 	json_t *id, *params, *caps, *progress_token;
 	char *client_name, *client_version;
+	char *who_client, *who_args;
 	pw_mcp_version version;
 	pw_mcp_batch *batch;
 	pw_cancel *cancel;
@@ -61,6 +62,21 @@ const json_t *pw_mcp_call_params(const pw_mcp_call *c) { return c->params; }
 const char *pw_mcp_call_client_name(const pw_mcp_call *c) { return c->client_name ? c->client_name : ""; }
 const char *pw_mcp_call_client_version(const pw_mcp_call *c) { return c->client_version ? c->client_version : ""; }
 const pw_mcp_opts *pw_mcp_call_opts(const pw_mcp_call *c) { return c->reg->opts; }
+
+void pw_mcp_call_ctx(pw_mcp_call *c, const char *tool, const json_t *args, const char *note, pw_ops_ctx *out)
+{
+	*out = *c->reg->opts->ctx;
+	free(c->who_client);
+	free(c->who_args);
+	c->who_client = xasprintf("%s %s", c->client_name ? c->client_name : "unnamed client",
+				  c->client_version ? c->client_version : "");
+	char *a = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	c->who_args = xasprintf("%s %s%s%s", tool, a ? a : "{}", note ? " " : "", note ? note : "");
+	free(a);
+	out->who.front_end = "mcp";
+	out->who.client = c->who_client;
+	out->who.args = c->who_args;
+}
 
 bool pw_mcp_call_can_elicit(const pw_mcp_call *c)
 {
@@ -151,6 +167,8 @@ static void call_free(pw_mcp_call *c)
 	json_decref(c->pending_progress);
 	free(c->client_name);
 	free(c->client_version);
+	free(c->who_client);
+	free(c->who_args);
 	pw_cancel_free(&c->cancel);
 	free(c);
 }

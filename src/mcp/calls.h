@@ -38,6 +38,12 @@ const json_t *pw_mcp_call_params(const pw_mcp_call *c);
 const char *pw_mcp_call_client_name(const pw_mcp_call *c);    /* "" when not told */
 const char *pw_mcp_call_client_version(const pw_mcp_call *c); /* "" when not told */
 const pw_mcp_opts *pw_mcp_call_opts(const pw_mcp_call *c);
+/* The operations context for this call: the server's, with who naming
+ * the front end ("mcp"), the client's name and version and the request
+ * (tool and arguments), so History shows the agent beside the user. The
+ * strings live as long as the call. */
+void pw_mcp_call_ctx(pw_mcp_call *c, const char *tool, const json_t *args, const char *note, pw_ops_ctx *out);
+
 /* The client declared form elicitation (for this request, or in initialize). */
 bool pw_mcp_call_can_elicit(const pw_mcp_call *c);
 

@@ -6,6 +6,8 @@
 #ifndef PW_MCP_H
 #define PW_MCP_H
 
+#include "ops/ctx.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -13,15 +15,10 @@
 #define PW_MCP_DEFAULT_MAX_MESSAGE (4 * 1024 * 1024)
 
 typedef struct pw_mcp_opts {
-	const char *box_root;
-	const char *workspace;
-	const char *mode;           /* read-only, workspace-write, full-access */
-	bool read_only;
-	double timeout;             /* seconds for a tool call; 0: none */
+	const pw_ops_ctx *ctx;      /* prepared; each call runs with a copy naming its client */
 	bool allow_runtime_install; /* the operator's standing consent (recorded as such) */
 	size_t max_message;         /* 0: PW_MCP_DEFAULT_MAX_MESSAGE */
 	const char *skill_file;     /* SKILL.md: its body is the server's instructions */
-	const char *worker_script;  /* pyward_worker.py, for scratchpad hosts it starts */
 } pw_mcp_opts;
 
 /* Serve stdin/stdout until the client closes stdin (then the calls still

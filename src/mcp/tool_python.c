@@ -4,6 +4,8 @@
 #include "mcp/pads.h"
 #include "mcp/tools.h"
 
+#include "ops/venvops.h"
+
 #include "runtime.h"
 #include "scratch_client.h"
 #include "xalloc.h"
@@ -14,14 +16,17 @@
 
 extern char **environ;
 
-static pw_err *choose_python(const pw_mcp_opts *o, const char *venv, pw_scratch_request *req)
+static pw_err *choose_python(const pw_ops_ctx *o, const char *venv, pw_scratch_request *req)
 {
 	if (venv) {
-		char *dir = venv[0] == '/' ? xstrdup(venv) : xasprintf("%s/%s", o->workspace, venv);
+		char *dir = NULL;
+		pw_err *e = pw_ops_resolve_venv(o, venv, &dir);
+		if (e)
+			return e;
 		char *py = xasprintf("%s/bin/python", dir);
 		if (access(py, X_OK) != 0) {
-			pw_err *e = pw_err_new(PW_ERR_USAGE, "create one with the pyenv_create tool",
-					       "%s is not a virtual environment (no bin/python)", dir);
+			e = pw_err_new(PW_ERR_USAGE, "create one with the pyenv_create tool",
+				       "%s is not a virtual environment (no bin/python)", dir);
 			free(dir);
 			free(py);
 			return e;
@@ -48,7 +53,7 @@ static void *admit_python(pw_mcp_call *call, const json_t *args)
 	const char *named = json_string_value(json_object_get(args, "session"));
 	if (named && !pw_scratch_session_name_ok(named))
 		return NULL; /* refused in run */
-	char *own = pw_mcp_pads_own_session(pw_mcp_call_opts(call)->workspace);
+	char *own = pw_mcp_pads_own_session(pw_mcp_call_opts(call)->ctx->workspace);
 	pw_mcp_pad_ticket *t = pw_mcp_pads_queue(named ? named : own);
 	free(own);
 	return t;
@@ -62,7 +67,7 @@ static void forget_python(void *admitted)
 
 static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out)
 {
-	const pw_mcp_opts *o = pw_mcp_call_opts(call);
+	const pw_ops_ctx *o = pw_mcp_call_opts(call)->ctx;
 	const char *code = json_string_value(json_object_get(args, "code"));
 	const char *session = json_string_value(json_object_get(args, "session"));
 	bool reset = json_is_true(json_object_get(args, "reset"));

@@ -12,6 +12,8 @@
 /* tools/list order: what an agent reaches for first. */
 static const pw_mcp_tool *const table[] = {
 	&pw_mcp_tool_python,
+	&pw_mcp_tool_runtime_status,
+	&pw_mcp_tool_runtime_install,
 };
 #define TOOL_COUNT (sizeof table / sizeof table[0])
 

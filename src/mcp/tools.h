@@ -52,5 +52,7 @@ void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 
 /* The tools, defined beside the code that runs them. */
 extern const pw_mcp_tool pw_mcp_tool_python;
+extern const pw_mcp_tool pw_mcp_tool_runtime_status;
+extern const pw_mcp_tool pw_mcp_tool_runtime_install;
 
 #endif

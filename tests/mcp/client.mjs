@@ -8,13 +8,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, execFile } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 const PYWARD = env.PYWARD;
-const EXPECTED_TOOLS = (env.EXPECTED_TOOLS || 'python').split(' ');
+const EXPECTED_TOOLS = ['python', 'runtime_status', 'runtime_install'];
 
 // ---------------------------------------------------------------- TAP
 let n = 0;
@@ -140,6 +141,71 @@ async function sdkSession() {
   r = await py('y = 5; y * 2');
   is(structured(r).value, '10', 'python: the session works again after the loss');
   await client.close();
+}
+
+// ---------------------------------------------------------------- runtime, consent
+function pywardCli(args) {
+  return new Promise((resolve) => {
+    execFile(PYWARD, ['--box-root', env.BOX, '-C', env.WS, ...args], { env: serverEnv(), timeout: 60000 },
+      (err, stdout, stderr) => resolve({ err, stdout, stderr }));
+  });
+}
+
+async function runtimeSession() {
+  // read-only mode: the change is listed but refused with the policy message
+  let ro = await sdkClient(['--mode', 'read-only'], 'ro-agent');
+  let { tools } = await ro.client.listTools();
+  ok(tools.some((t) => t.name === 'runtime_install'), 'read-only mode: mutating tools stay listed');
+  let r = await ro.client.callTool({ name: 'runtime_install', arguments: {} });
+  ok(r.isError && structured(r).error.code === 'refused' && /read-only/.test(structured(r).error.message),
+    'read-only mode: runtime_install is a tool error with the policy message', r);
+  r = await ro.client.callTool({ name: 'runtime_status', arguments: {} });
+  ok(!r.isError && structured(r).state === 'not-provisioned' && structured(r).pinned_version === env.RT_VER,
+    'read-only mode: runtime_status works (not provisioned, the pinned version)', r);
+  await ro.client.close();
+
+  // a client that cannot ask the human: refused with what the human can do
+  const mute = await sdkClient([], 'mute-agent');
+  r = await mute.client.callTool({ name: 'runtime_install', arguments: {} });
+  ok(r.isError && structured(r).error.code === 'refused' && /consent/.test(structured(r).error.message)
+    && structured(r).error.message.includes(env.RT_SHA) && /pyward runtime install/.test(structured(r).error.hint)
+    && /--allow-runtime-install/.test(structured(r).error.hint),
+  'no elicitation: refused, showing the archive (SHA256) and the command the human can run', r);
+  await mute.client.close();
+
+  // elicitation: declined, then accepted
+  let asked = [];
+  let answer = 'decline';
+  const polite = await sdkClient([], 'polite-agent', { elicitation: {} });
+  polite.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params);
+    return answer === 'accept' ? { action: 'accept', content: { install: true } } : { action: answer };
+  });
+  r = await polite.client.callTool({ name: 'runtime_install', arguments: {} });
+  ok(asked.length === 1 && asked[0].message.includes(env.RT_SHA) && asked[0].message.includes('runtime/python'),
+    'elicitation/create shows the consent: archive, SHA256, destination', asked[0]);
+  ok(r.isError && structured(r).error.code === 'refused', 'declined: nothing is installed (a refusal)', r);
+  r = await polite.client.callTool({ name: 'runtime_status', arguments: {} });
+  is(structured(r).state, 'not-provisioned', 'declined: the runtime is still not provisioned');
+  answer = 'accept';
+  asked = [];
+  const progress = [];
+  r = await polite.client.callTool({ name: 'runtime_install', arguments: {} }, undefined,
+    { onprogress: (p) => progress.push(p), timeout: 120000 });
+  ok(!r.isError && structured(r).result === 'installed' && structured(r).version === env.RT_VER,
+    'accepted: the runtime is installed', r);
+  ok(progress.length >= 1 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress),
+    'progress notifications arrived during the install, strictly increasing', progress);
+  r = await polite.client.callTool({ name: 'runtime_status', arguments: {} });
+  is(structured(r).state, 'installed', 'runtime_status: installed');
+  r = await polite.client.callTool({ name: 'python', arguments: { code: 'import sys; sys.prefix' } });
+  ok(!r.isError && /runtime\/python/.test(structured(r).value || ''), 'python without venv runs in the managed runtime', r);
+  await polite.client.close();
+  const h = await pywardCli(['--json', 'history', '--kind', 'runtime.install']);
+  let ops = [];
+  try { ops = JSON.parse(h.stdout).operations || []; } catch { /* reported below */ }
+  ok(ops.some((o) => /mcp/.test(JSON.stringify(o)) && /polite-agent 9\.8\.7/.test(JSON.stringify(o))),
+    'history records the install with the user and the agent (client name and version)', h.stdout.slice(0, 1500));
 }
 
 // ---------------------------------------------------------------- the Inspector
@@ -290,6 +356,7 @@ const timed = async (name, fn) => {
 };
 try {
   await timed('SDK', sdkSession);
+  await timed('runtime', runtimeSession);
   await timed('Inspector', inspectorSession);
   await timed('by hand', rawSession);
 } catch (e) {

@@ -13,9 +13,21 @@ SYS_PY=/usr/bin/python3
 make_world
 export XDG_RUNTIME_DIR="$WORLD/rt"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-export PYWARD_DATADIR="$TOP_SRCDIR/data" PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
 export WS="$WORLD/ws" BOX="$WORLD/box" VENV="$WORLD/ws/.venv"
 "$SYS_PY" -m venv --without-pip "$VENV" || skip_all "python3 -m venv does not work here (install python3-venv)"
+# the managed runtime: a fixture archive over HTTPS on loopback, pinned in a
+# private data folder, the test CA in the system settings file
+FIX="$TOP_SRCDIR/tests/fixtures"
+set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
+RT_VER=$1 RT_SHA=$2 RT_SIZE=$3
+start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
+mkdir -p "$WORLD/data"
+cp -R "$TOP_SRCDIR/data/." "$WORLD/data/"
+write_pins "$WORLD/data/runtime-pins.tsv" "$RT_VER" 1 \
+	"https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz" "$RT_SHA" "$RT_SIZE"
+printf 'ca_bundle = %s\n' "$CA_PEM" > "$PYWARD_SYSTEM_CONFIG"
+export PYWARD_DATADIR="$WORLD/data" RT_VER RT_SHA
 stop_host() {
 	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
 	[ -n "$_p" ] || return 0
@@ -24,5 +36,5 @@ stop_host() {
 	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 	return 0
 }
-trap 'stop_host; rm -rf "$WORLD"' EXIT
+trap 'stop_host; stop_httpsd; rm -rf "$WORLD"' EXIT
 node "$TOP_SRCDIR/tests/mcp/client.mjs"
