@@ -15,7 +15,7 @@ build=${BUILD_DIR:-$here/_build}
 build_packages="build-essential autoconf automake autoconf-archive autopoint gettext libtool
 pkg-config libncurses-dev libcurl4-openssl-dev libarchive-dev libisal-dev libssl-dev libsqlite3-dev
 libjansson-dev libcmocka-dev libmicrohttpd-dev libsystemd-dev"
-test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace curl prometheus systemd"
+test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace curl prometheus systemd clang libclang-rt-14-dev"
 # Only for bench/ (not ./setup.sh test): wrk and nginx, installed by ./setup.sh deps.
 bench_packages="wrk nginx"
 with_bench=

@@ -790,14 +790,10 @@ static void lease_abandoned(host *h, session *s)
 
 static void handle_line(host *h, client *c, const char *line)
 {
-	json_t *j = json_loads(line, 0, NULL);
 	pw_scratch_request req;
-	pw_err *e = j ? pw_scratch_request_decode(j, &req)
-		      : pw_err_new(PW_ERR_USAGE, NULL, _("malformed scratchpad request: not JSON"));
-	json_decref(j);
+	pw_err *e = pw_scratch_request_parse(line, &req);
 	h->last_activity = pw_clock_mono_ms();
 	if (e) {
-		pw_scratch_request_clear(&req);
 		send_error(c, e);
 		return;
 	}

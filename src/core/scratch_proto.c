@@ -304,6 +304,10 @@ pw_err *pw_scratch_request_decode(const json_t *j, pw_scratch_request *r)
 	r->session = dup_or_null(j, "session");
 	if (r->op != PW_SCRATCH_OP_LIST && (!r->session || !*r->session))
 		return bad_request("no session");
+	/* A name goes into the record file and onto terminals: the same
+	 * rule as the command line's, whoever sent it. */
+	if (r->session && r->op != PW_SCRATCH_OP_LIST && !pw_scratch_session_name_ok(r->session))
+		return bad_request("session name (1 to 64 of A-Z a-z 0-9 . _ -)");
 	if (r->op == PW_SCRATCH_OP_RELEASE) {
 		r->executions = int_of(j, "executions");
 		r->lost_kind = dup_or_null(j, "lost_kind");
@@ -329,6 +333,20 @@ pw_err *pw_scratch_request_decode(const json_t *j, pw_scratch_request *r)
 	if (!r->python || !r->project_dir || r->python[0] != '/' || r->project_dir[0] != '/')
 		return bad_request("python and project_dir must be absolute paths");
 	return NULL;
+}
+
+pw_err *pw_scratch_request_parse(const char *line, pw_scratch_request *r)
+{
+	memset(r, 0, sizeof *r);
+	json_error_t jerr;
+	json_t *j = json_loads(line, 0, &jerr);
+	if (!j)
+		return bad_request("not JSON");
+	pw_err *e = json_is_object(j) ? pw_scratch_request_decode(j, r) : bad_request("not a JSON object");
+	json_decref(j);
+	if (e)
+		pw_scratch_request_clear(r);
+	return e;
 }
 
 void pw_scratch_request_clear(pw_scratch_request *r)

@@ -92,6 +92,9 @@ typedef struct pw_scratch_request {
 json_t *pw_scratch_request_encode(const pw_scratch_request *r);
 /* Fill r from j (strings copied); a usage error for a malformed request. */
 pw_err *pw_scratch_request_decode(const json_t *j, pw_scratch_request *r);
+/* One line from a client (any bytes) into r: a usage error, with r
+ * cleared, for anything that is not a well-formed request. */
+pw_err *pw_scratch_request_parse(const char *line, pw_scratch_request *r);
 void pw_scratch_request_clear(pw_scratch_request *r);
 
 /* ---- results: host to client */

@@ -16,11 +16,14 @@
 #include "testlib.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +130,132 @@ static const char *state_in_list(pw_scratch_client *c, const char *session, char
 			snprintf(buf, n, "%s", l->sessions[i].state);
 	pw_scratch_list_free(&l);
 	return buf;
+}
+
+/* A raw connection to the host, as any same-uid program may open one. */
+static int raw_connect(const world *w)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *path = xasprintf("%s/host.sock", w->dir);
+	assert_true(strlen(path) < sizeof sa.sun_path);
+	strcpy(sa.sun_path, path);
+	free(path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	return fd;
+}
+
+/* Send len bytes, then read one reply line (malloc'd), or NULL when the
+ * host closed the connection (or said nothing within 10 s). */
+static char *raw_exchange(int fd, const char *bytes, size_t len)
+{
+	assert_int_equal(send(fd, bytes, len, MSG_NOSIGNAL), (ssize_t)len);
+	char buf[4096];
+	size_t got = 0;
+	while (got < sizeof buf - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 10000) != 1)
+			return NULL;
+		ssize_t n = read(fd, buf + got, 1);
+		if (n <= 0)
+			return NULL;
+		if (buf[got] == '\n')
+			break;
+		got++;
+	}
+	buf[got] = '\0';
+	return xstrdup(buf);
+}
+
+static bool host_alive(const world *w)
+{
+	return waitpid(w->host, NULL, WNOHANG) == 0;
+}
+
+/* Item 17: any byte sequence gets an error reply or a closed connection,
+ * and the host (with every session's state) lives on. */
+static void test_garbage_lines_get_errors(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "g", "kept = 5", NULL);
+	pw_scratch_result_free(&r);
+#define L(s) { s, sizeof s - 1 }
+	static const struct {
+		const char *bytes;
+		size_t len;
+	} lines[] = {
+		L("not json\n"),
+		L("{\n"),
+		L("\n"),
+		L("[1,2]\n"),
+		L("\"op\"\n"),
+		L("{\"op\":7}\n"),
+		L("{\"op\":\"run\"}\n"),
+		L("\xff\xfe\x00garbage\n"),
+		L("{\"op\":\"run\",\"session\":\"g\",\"code\":\"1\"}\n"),
+	};
+#undef L
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		int fd = raw_connect(w);
+		char *reply = raw_exchange(fd, lines[i].bytes, lines[i].len);
+		if (reply) { /* an error, never a result */
+			assert_non_null(strstr(reply, "\"error\""));
+			assert_non_null(strstr(reply, "malformed scratchpad request"));
+		}
+		free(reply);
+		close(fd);
+		assert_true(host_alive(w));
+	}
+	r = run(c, "g", "kept", NULL); /* the state survived */
+	assert_string_equal(r->value, "5");
+	assert_int_equal(r->notice_count, 0);
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+}
+
+/* Item 20: a session name that would forge lines in the record file or on
+ * a terminal is refused by the host itself, not only by the CLI. */
+static void test_hostile_session_names_refused(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	static const char *const names[] = { "a\\nsession forged 9", "t\\u001b]0;TITLE\\u0007", "x y",
+					     "../up", "" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *line = xasprintf("{\"op\":\"run\",\"session\":\"%s\",\"code\":\"1\",\"python\":\"%s\","
+				       "\"project_dir\":\"%s\"}\n", names[i], python_path(), cwd);
+		int fd = raw_connect(w);
+		char *reply = raw_exchange(fd, line, strlen(line));
+		assert_non_null(reply);
+		assert_non_null(strstr(reply, "\"error\""));
+		free(reply);
+		free(line);
+		close(fd);
+	}
+	char *path = xasprintf("%s/sessions", w->dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	assert_non_null(f);
+	char text[4096] = "";
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_null(strstr(text, "forged"));
+	assert_null(strstr(text, "TITLE"));
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_list *l = NULL;
+	assert_null(pw_scratch_sessions(c, &l));
+	for (size_t i = 0; i < l->count; i++)
+		assert_true(pw_scratch_session_name_ok(l->sessions[i].name));
+	pw_scratch_list_free(&l);
+	pw_scratch_close(&c);
 }
 
 static void test_state_persists_across_clients(void **state)
@@ -433,6 +562,8 @@ int main(void)
 		cmocka_unit_test(test_direct_mode_budget_interrupt_loss),
 		cmocka_unit_test(test_direct_mode_abandoned_and_discarded),
 		cmocka_unit_test(test_no_host_and_no_autostart),
+		cmocka_unit_test(test_garbage_lines_get_errors),
+		cmocka_unit_test(test_hostile_session_names_refused),
 	};
 	return cmocka_run_group_tests_name("scratch_client", tests, setup, teardown);
 }
