@@ -47,6 +47,7 @@ typedef struct call {
 	pw_scratch_request req;
 	int64_t started_ms, deadline_ms;
 	bool timed_out, counted;
+	bool sent;            /* the cell went to the worker (after its hello) */
 	struct call *next;
 } call;
 
@@ -56,6 +57,7 @@ typedef struct worker {
 	outq to;
 	pw_scratch_linebuf *from;
 	pw_scratch_interp *interp; /* from its hello */
+	bool hello;                /* it said hello: its SIGINT handler is in place */
 	bool announced;
 	char *python, *venv;
 	pw_scratch_capture *out, *err;
@@ -540,11 +542,15 @@ static pw_err *ensure_worker(host *h, session *s, const pw_scratch_request *req)
 
 /* ---------------------------------------------------------------- running calls */
 
-static void start_cell(session *s)
+static void pump(host *h, session *s);
+
+/* Hand the running call's cell to the worker, once it said hello: before
+ * that a SIGINT would meet Python's default handler (or none at all) and
+ * kill the worker instead of interrupting a cell. */
+static void send_cell(session *s)
 {
 	call *c = s->queue;
-	c->started_ms = pw_clock_mono_ms();
-	c->deadline_ms = c->req.timeout_ms > 0 ? c->started_ms + c->req.timeout_ms : 0;
+	c->sent = true;
 	c->counted = c->req.code != NULL;
 	if (pw_scratch_capture_total(s->w->out) == 0 && pw_scratch_capture_total(s->w->err) == 0) {
 		pw_scratch_capture_reset(s->w->out, c->req.max_output);
@@ -559,8 +565,38 @@ static void start_cell(session *s)
 	outq_push(&s->w->to, line, len);
 	free(line);
 	outq_flush(&s->w->to, s->w->to_fd);
+}
+
+static void start_cell(session *s)
+{
+	call *c = s->queue;
+	c->started_ms = pw_clock_mono_ms(); /* the budget counts the worker's start too */
+	c->deadline_ms = c->req.timeout_ms > 0 ? c->started_ms + c->req.timeout_ms : 0;
 	s->running = true;
 	touch(s);
+	if (s->w->hello)
+		send_cell(s);
+}
+
+/* A call whose cell never reached the worker ends with status, and
+ * nothing of the worker is lost: it goes on starting for the next call. */
+static void cancel_unsent(host *h, session *s, const char *status)
+{
+	json_t *reply = json_pack("{s:s}", "traceback", "KeyboardInterrupt\n");
+	finish_call(h, s, status, strcmp(status, "interrupted") == 0 ? reply : NULL);
+	json_decref(reply);
+	pump(h, s);
+}
+
+/* A reset without code: the state goes, and no worker starts for it (the
+ * next call starts one and its result carries the notice). */
+static void answer_reset(host *h, session *s)
+{
+	pw_scratch_result kept = s->pending;
+	s->pending.notices = NULL;
+	s->pending.notice_count = 0;
+	finish_call(h, s, "reset", NULL);
+	s->pending = kept;
 }
 
 static void pump(host *h, session *s)
@@ -572,6 +608,10 @@ static void pump(host *h, session *s)
 		else if (c->req.reset && s->generation > 0)
 			note_loss(h, s, "reset", _("fresh scratchpad: --reset asked for it"));
 		c->req.reset = false;
+		if (!c->req.code) {
+			answer_reset(h, s);
+			continue;
+		}
 		pw_err *e = ensure_worker(h, s, &c->req);
 		if (e) {
 			fail_call(s, e);
@@ -593,6 +633,11 @@ static void handle_interrupt(host *h, client *c, const char *name)
 	}
 	if (!s || !s->running) {
 		send_error(c, pw_err_new(PW_ERR_NOTFOUND, NULL, _("session %s is not running a cell"), name));
+		return;
+	}
+	if (!s->queue->sent) { /* the worker is still starting: the cell is cancelled, the worker kept */
+		send_json(c, json_pack("{s:s}", "ack", "interrupt"));
+		cancel_unsent(h, s, "interrupted");
 		return;
 	}
 	if (!s->w->interrupt_ms) {
@@ -918,7 +963,8 @@ static void worker_message(host *h, session *s, const char *line)
 		pw_scratch_capture_reset(s->w->err, 0);
 		s->syncing = false;
 		pump(h, s);
-	} else if (hello && !s->w->interp) {
+	} else if (hello && !s->w->hello) {
+		s->w->hello = true;
 		json_t *wrap = json_pack("{s:s, s:O}", "status", "ok", "interpreter", hello);
 		pw_scratch_result *r = NULL;
 		if (!pw_scratch_result_decode(wrap, &r) && r->interp) {
@@ -927,7 +973,9 @@ static void worker_message(host *h, session *s, const char *line)
 		}
 		pw_scratch_result_free(&r);
 		json_decref(wrap);
-	} else if (s->running) {
+		if (s->running && !s->queue->sent)
+			send_cell(s);
+	} else if (s->running && s->queue->sent) {
 		const char *status = pw_scratch_reply_status(j, s->queue->timed_out);
 		if (!s->queue->counted && strcmp(status, "ok") == 0)
 			status = "reset";
@@ -979,6 +1027,13 @@ static void check_cell_timers(host *h, session *s, int64_t now)
 		return;
 	call *c = s->queue;
 	worker *w = s->w;
+	if (!c->sent) {
+		if (c->deadline_ms && now >= c->deadline_ms) {
+			c->timed_out = true;
+			cancel_unsent(h, s, "timed_out");
+		}
+		return;
+	}
 	if (c->deadline_ms && now >= c->deadline_ms && !w->interrupt_ms) {
 		c->timed_out = true;
 		kill(w->pid, SIGINT);

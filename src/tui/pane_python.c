@@ -234,8 +234,14 @@ static void cell_done(py_pane *p, const pw_job_event *ev)
 		set_str(&p->state, "idle");
 		p->executions = r->execution;
 		p->generation = r->generation;
-		if (!r->interp && !p->executable)
+		if (strcmp(r->status, "reset") == 0 && !r->interp) {
+			/* A reset starts no worker: the header shows the choice
+			 * until the next cell's result names the interpreter. */
+			set_str(&p->executable, NULL);
+			set_str(&p->version, NULL);
+		} else if (!r->interp && !p->executable) {
 			set_str(&p->executable, c->fallback_python ? c->fallback_python : p->runtime_python);
+		}
 	}
 	if (p->interrupting && r && strcmp(r->status, "interrupted") == 0)
 		pw_app_status(p->app, PW_C_WARN, "%s", _("the cell was interrupted"));

@@ -198,11 +198,16 @@ PY -s crash -c 'z = 5'
 PY -s crash --json --reset -c "'z' in globals()"
 is "$(J 'd["value"], d["notices"][0]["kind"]')" "False reset" "--reset gives a fresh scratchpad and says so"
 PY -s crash --reset --json
-is "$(J 'd["status"], d["execution"]')" "reset 0" "--reset alone runs nothing"
+is "$(J 'd["status"], d["execution"], d["notices"]')" "reset 0 []" "--reset alone runs nothing"
+run python --list
+like "$OUT" "^crash +no worker " "--reset alone starts no worker"
+PY -s crash --json -c '6 * 7'
+is "$(J 'd["value"], d["notices"][0]["kind"], d["generation"] > 1')" "42 reset True" \
+	"the next call starts one, and its result says the state was reset"
 
 # ---- list and discard
 run python --list
-like "$OUT" "^crash +idle +0 " "--list shows state and executions"
+like "$OUT" "^crash +idle +1 " "--list shows state and executions"
 like "$OUT" "$SYS_PY" "--list shows the interpreter"
 run python --list --json
 is "$(J 'sorted(s["name"] for s in d["sessions"] if s["state"] != "no worker")[:2], d["host"]["max_workers"]')" "['crash', 'envtest'] 4" "--list --json"

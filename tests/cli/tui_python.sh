@@ -163,8 +163,10 @@ ok "Enter on the default (No) keeps the state" wait_re "Out\[[0-9]+\]: 5"
 T send-keys -t "$S" C-r
 wait_for "Reset the scratchpad?" >/dev/null
 T send-keys -t "$S" y
-ok "y resets: the notice says why" wait_for "fresh scratchpad: --reset asked for it"
-ok "and the header says fresh" wait_re "fresh, generation [0-9]+"
+ok "y resets: the header says fresh" wait_re "fresh, generation [0-9]+"
+type_line 'z'
+ok "the next cell's notice says why" wait_for "fresh scratchpad: --reset asked for it"
+like "$SCREEN" "NameError" "and z is gone"
 
 # ---- another interpreter: an environment of the workspace (Ctrl-T)
 ok "an environment is created in the workspace" "$PYWARD" --box-root "$BOX" -C "$WS" venv create -q

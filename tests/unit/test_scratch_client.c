@@ -292,18 +292,38 @@ static void *raise_later(void *arg)
 	return NULL;
 }
 
+typedef struct raiser {
+	pw_cancel *cancel;
+	char *mark;
+} raiser;
+
+/* Raise the token once the cell runs: it makes the mark file first. */
+static void *raise_when_marked(void *arg)
+{
+	raiser *ra = arg;
+	for (int i = 0; i < 3000 && access(ra->mark, F_OK) != 0; i++)
+		tl_sleep_ms(10);
+	pw_cancel_raise(ra->cancel);
+	return NULL;
+}
+
 static void test_cancel_token_interrupts_the_cell(void **state)
 {
 	world *w = *state;
 	if (!python_path())
 		skip();
 	pw_scratch_client *c = connect_to(w);
-	pw_cancel *cancel = pw_cancel_new();
+	raiser ra = { .cancel = pw_cancel_new() };
+	ra.mark = xasprintf("%s/running", w->dir);
+	char *code = xasprintf("open('%s', 'w').close()\nwhile True: pass", ra.mark);
 	pthread_t t;
-	pthread_create(&t, NULL, raise_later, cancel);
-	pw_scratch_result *r = run(c, "b", "while True: pass", cancel);
+	pthread_create(&t, NULL, raise_when_marked, &ra);
+	pw_scratch_result *r = run(c, "b", code, ra.cancel);
 	pthread_join(t, NULL);
+	free(code);
+	free(ra.mark);
 	assert_string_equal(r->status, "interrupted");
+	assert_int_equal(r->execution, 1);
 	assert_non_null(strstr(r->traceback, "KeyboardInterrupt"));
 	assert_int_equal(pw_scratch_result_exit_status(r), 130);
 	pw_scratch_result_free(&r);
@@ -311,7 +331,37 @@ static void test_cancel_token_interrupts_the_cell(void **state)
 	assert_string_equal(r->value, "'alive'");
 	assert_int_equal(r->notice_count, 0);
 	pw_scratch_result_free(&r);
+	pw_cancel_free(&ra.cancel);
+	pw_scratch_close(&c);
+}
+
+/* Item 23: an interrupt that arrives while the session's worker is still
+ * starting cancels the cell; the worker, once up, serves the next call
+ * with nothing lost (it used to be killed by a SIGINT that came before
+ * Python had its handler). */
+static void test_cancel_before_the_worker_is_up(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_cancel *cancel = pw_cancel_new();
+	pw_cancel_raise(cancel); /* the interrupt follows the request at once */
+	pw_scratch_result *r = run(c, "early", "import time; time.sleep(30)", cancel);
+	assert_string_equal(r->status, "interrupted");
+	assert_int_equal(r->execution, 0); /* the cell never ran */
+	assert_int_equal(pw_scratch_result_exit_status(r), 130);
+	assert_int_equal(r->notice_count, 0);
+	pw_scratch_result_free(&r);
 	pw_cancel_free(&cancel);
+	r = run(c, "early", "'up'", NULL);
+	assert_string_equal(r->status, "ok");
+	assert_string_equal(r->value, "'up'");
+	assert_int_equal(r->notice_count, 0); /* no loss: the same, first worker */
+	assert_int_equal(r->generation, 1);
+	assert_int_equal(r->execution, 1);
+	assert_non_null(r->interp);
+	pw_scratch_result_free(&r);
 	pw_scratch_close(&c);
 }
 
@@ -536,6 +586,67 @@ static void test_direct_mode_abandoned_and_discarded(void **state)
 	pw_scratch_close(&c);
 }
 
+static pw_scratch_result *reset_only(pw_scratch_client *c, const char *session)
+{
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .session = xstrdup(session), .reset = true,
+				   .python = xstrdup(python_path()), .project_dir = xstrdup(cwd) };
+	pw_scratch_result *r = NULL;
+	pw_err *e = pw_scratch_run(c, &req, NULL, &r);
+	if (e)
+		fail_msg("reset failed: %s", pw_err_message(e));
+	pw_scratch_request_clear(&req);
+	return r;
+}
+
+static int64_t worker_pid(pw_scratch_client *c, const char *session)
+{
+	pw_scratch_list *l = NULL;
+	assert_null(pw_scratch_sessions(c, &l));
+	int64_t pid = -1;
+	for (size_t i = 0; i < l->count; i++)
+		if (strcmp(l->sessions[i].name, session) == 0)
+			pid = l->sessions[i].pid;
+	pw_scratch_list_free(&l);
+	return pid;
+}
+
+/* Item 22: a reset alone discards the state and starts no worker; the
+ * notice comes with the next result, whose worker is new. */
+static void test_reset_alone_starts_no_worker(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	pw_scratch_client *c = connect_to(w);
+	pw_scratch_result *r = run(c, "rs", "x = 1", NULL);
+	pw_scratch_result_free(&r);
+	int64_t old = worker_pid(c, "rs");
+	assert_true(old > 1);
+	r = reset_only(c, "rs");
+	assert_string_equal(r->status, "reset");
+	assert_int_equal(r->execution, 0);
+	assert_int_equal(r->notice_count, 0);
+	assert_int_equal(pw_scratch_result_exit_status(r), 0);
+	pw_scratch_result_free(&r);
+	char st[32];
+	assert_string_equal(state_in_list(c, "rs", st, sizeof st), "no worker");
+	assert_int_equal(worker_pid(c, "rs"), 0);
+	assert_int_equal(kill((pid_t)old, 0), -1); /* the old worker is gone (and reaped) */
+	r = reset_only(c, "rs"); /* again: still nothing starts */
+	pw_scratch_result_free(&r);
+	assert_int_equal(worker_pid(c, "rs"), 0);
+	r = run(c, "rs", "'x' in globals()", NULL);
+	assert_string_equal(r->value, "False");
+	assert_true(r->notice_count >= 1);
+	assert_string_equal(r->notices[0].kind, "reset");
+	assert_int_equal(r->generation, 2);
+	assert_non_null(r->interp);
+	pw_scratch_result_free(&r);
+	pw_scratch_close(&c);
+}
+
 static void test_no_host_and_no_autostart(void **state)
 {
 	(void)state;
@@ -562,8 +673,10 @@ int main(void)
 		cmocka_unit_test(test_direct_mode_budget_interrupt_loss),
 		cmocka_unit_test(test_direct_mode_abandoned_and_discarded),
 		cmocka_unit_test(test_no_host_and_no_autostart),
-		cmocka_unit_test(test_garbage_lines_get_errors),
+		cmocka_unit_test(test_cancel_before_the_worker_is_up),
+		cmocka_unit_test(test_reset_alone_starts_no_worker),
 		cmocka_unit_test(test_hostile_session_names_refused),
+		cmocka_unit_test(test_garbage_lines_get_errors),
 	};
 	return cmocka_run_group_tests_name("scratch_client", tests, setup, teardown);
 }
