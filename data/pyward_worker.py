@@ -134,8 +134,13 @@ class Worker:
     def on_sigint(self, signum, frame):
         if not self.in_cell:
             return  # a late interrupt after the cell ended: nothing to stop
-        if self.cell_task is not None:
-            self.cell_task.cancel()
+        task = self.cell_task
+        if task is not None:
+            import asyncio  # imported already: the cell runs on the loop
+            if asyncio.current_task(self.loop) is task:
+                raise KeyboardInterrupt  # the cell's own code runs: stop it here
+            # the loop waits (an await): cancel, and wake its selector
+            self.loop.call_soon_threadsafe(task.cancel)
             return
         raise KeyboardInterrupt
 
@@ -158,21 +163,48 @@ class Worker:
         tail = compile(last, name, "eval", flags) if last is not None else None
         return body, tail
 
-    def evaluate(self, code):
-        if code.co_flags & CO_COROUTINE:
-            if self.loop is None:
-                self.make_loop()
-            coro = eval(code, self.ns)
-            self.cell_task = self.loop.create_task(coro)
-            try:
-                return self.loop.run_until_complete(self.cell_task)
-            except BaseException as exc:
-                if self.cell_task.cancelled():
-                    raise KeyboardInterrupt from None
-                raise exc
-            finally:
-                self.cell_task = None
-        return eval(code, self.ns)
+    def needs_loop(self, src, body, tail):
+        """A cell runs inside the session's running event loop when it
+        awaits, when asyncio is loaded, or when it may load it and use it
+        at once; other cells need no asyncio import (a fresh worker's
+        first cells stay fast)."""
+        if self.loop is not None or "asyncio" in sys.modules or "async" in src:
+            return True
+        return any(c is not None and c.co_flags & CO_COROUTINE for c in (body, tail))
+
+    async def cell_coroutine(self, body, tail):
+        # one task for the whole cell: statements and the last expression
+        # share the running loop, awaited or not
+        if body is not None:
+            done = eval(body, self.ns)
+            if body.co_flags & CO_COROUTINE:
+                await done
+        if tail is None:
+            return None
+        value = eval(tail, self.ns)
+        if tail.co_flags & CO_COROUTINE:
+            value = await value
+        return value
+
+    def evaluate(self, src, body, tail):
+        if not self.needs_loop(src, body, tail):
+            if body is not None:
+                eval(body, self.ns)
+            return eval(tail, self.ns) if tail is not None else None
+        if self.loop is None:
+            self.make_loop()
+        self.cell_task = self.loop.create_task(self.cell_coroutine(body, tail))
+        try:
+            return self.loop.run_until_complete(self.cell_task)
+        except BaseException as exc:
+            task = self.cell_task
+            if task.cancelled():
+                raise KeyboardInterrupt from None
+            if task.done():
+                task.exception()  # taken: no "never retrieved" warning later
+            raise exc
+        finally:
+            self.cell_task = None
 
     def run(self, req):
         self.count += 1
@@ -185,9 +217,7 @@ class Worker:
         self.in_cell = True
         try:
             body, tail = self.compile_cell(src, name)
-            if body is not None:
-                self.evaluate(body)
-            value = self.evaluate(tail) if tail is not None else None
+            value = self.evaluate(src, body, tail)
             if value is not None:
                 self.ns["_"] = value
                 reply["value"] = self.safe_repr(value)

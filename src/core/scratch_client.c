@@ -3,6 +3,7 @@
 
 #include "scratch_client.h"
 
+#include "closefds.h"
 #include "digest.h"
 #include "i18n.h"
 #include "scratch_direct.h"
@@ -189,6 +190,9 @@ static void __attribute__((noreturn)) host_child(const char *exe, char **av, cha
 	dup2(null, 0);
 	dup2(null, 1);
 	dup2(logfd >= 0 ? logfd : null, 2);
+	/* Nothing else of the caller's: a pipe it holds (a `| cat`, fd 3 of
+	 * a shell) would stay open until the host's idle exit. */
+	pw_close_fds_from(3, ready_fd);
 	if (chdir("/") == 0)
 		execve(exe, av, env);
 	_exit(127);

@@ -4,6 +4,7 @@
 
 #include "scratch_host.h"
 
+#include "closefds.h"
 #include "clock.h"
 #include "i18n.h"
 #include "scratch_proto.h"
@@ -93,6 +94,7 @@ typedef struct host {
 	int64_t last_activity;
 	int64_t next_check;
 	bool record_dirty;
+	int64_t accept_paused_until; /* at the descriptor limit: the listen socket rests */
 } host;
 
 extern char **environ;
@@ -266,6 +268,7 @@ static void worker_destroy(host *h, worker *w)
 	free(w);
 	h->workers--;
 	h->record_dirty = true;
+	h->accept_paused_until = 0; /* descriptors came free */
 }
 
 static void set_nonblock(int fd)
@@ -291,9 +294,13 @@ static void __attribute__((noreturn)) worker_exec(const host *h, const pw_scratc
 	int high[5];
 	for (int i = 0; i < 5; i++)
 		high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+	report_fd = fcntl(report_fd, F_DUPFD_CLOEXEC, 10);
 	for (int i = 0; i < 5; i++)
 		if (high[i] < 0 || dup2(high[i], i) < 0)
 			goto fail;
+	/* The worker holds its five and nothing of the host's: no log, no
+	 * socket, no other session's pipes (the report pipe closes at exec). */
+	pw_close_fds_from(5, report_fd);
 	if (chdir(req->project_dir) != 0)
 		goto fail;
 	char *argv[] = { req->python, xstrdup("-u"), xstrdup(h->o.worker_script), xstrdup("3"), xstrdup("4"), NULL };
@@ -867,8 +874,14 @@ static bool peer_allowed(const host *h, int fd)
 static void accept_client(host *h)
 {
 	int fd = accept4(h->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Out of descriptors, the connection stays queued and poll()
+		 * would report it again at once: stop listening until one of
+		 * ours closes, or for a second at most (anything else freed). */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			h->accept_paused_until = pw_clock_mono_ms() + CHECK_EVERY_MS;
 		return;
+	}
 	client *c = xcalloc(1, sizeof *c);
 	c->fd = fd;
 	c->in = pw_scratch_linebuf_new();
@@ -938,6 +951,7 @@ static void reap_clients(host *h)
 		if (c->dead && (flushed || !outq_flush(&c->out, c->fd) || c->out.off == c->out.len)) {
 			*pp = c->next;
 			client_gone(h, c);
+			h->accept_paused_until = 0;
 			continue;
 		}
 		pp = &c->next;
@@ -1071,6 +1085,8 @@ static void check_places(host *h, session *s)
 static int64_t next_wake(host *h, int64_t now)
 {
 	int64_t wake = now + CHECK_EVERY_MS;
+	if (h->accept_paused_until > now && h->accept_paused_until < wake)
+		wake = h->accept_paused_until;
 	for (session *s = h->sessions; s; s = s->next) {
 		if (!s->running || !s->w)
 			continue;
@@ -1234,7 +1250,8 @@ static void ps_add(pollset *ps, int fd, short events, slot_kind kind, void *obj)
 static void ps_build(host *h, pollset *ps)
 {
 	ps->n = 0;
-	ps_add(ps, h->listen_fd, POLLIN, SLOT_LISTEN, NULL);
+	if (h->accept_paused_until <= pw_clock_mono_ms())
+		ps_add(ps, h->listen_fd, POLLIN, SLOT_LISTEN, NULL);
 	for (client *c = h->clients; c; c = c->next)
 		ps_add(ps, c->fd, (short)(POLLIN | (c->out.off < c->out.len ? POLLOUT : 0)), SLOT_CLIENT, c);
 	for (session *s = h->sessions; s; s = s->next) {

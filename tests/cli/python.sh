@@ -46,7 +46,7 @@ trap 'stop_all_hosts; rm -rf "$WORLD"' EXIT
 
 PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 72
+plan 88
 
 # ---- persistence, _, first result, human form
 use_rt main
@@ -144,6 +144,40 @@ PY -c 'ticks > seen, task.done()'
 is "$OUT" "(True, False)" "a task made with create_task keeps running between calls"
 PY -c 'await asyncio.sleep(0); 3'
 is "$OUT" 3 "await and a value in one cell"
+# Every cell runs inside the session's one running loop, awaiting or not
+# (issue 13 item 21: statements before a last awaited expression ran
+# outside it, and create_task said "no running event loop").
+PY -s aio -c 'import asyncio
+n = 0
+async def tick():
+    global n
+    n += 1
+t = asyncio.create_task(tick())
+await asyncio.sleep(0.05)'
+is "$RC" 0 "create_task before a last awaited expression runs in the loop"
+unlike "$ERR" "Traceback|no running event loop" "without an error"
+PY -s aio -c 'n'
+is "$OUT" 1 "and its task ran"
+PY -s aio -c 'loop = asyncio.get_running_loop(); t2 = asyncio.create_task(tick()); type(loop).__name__'
+is "$RC:$OUT" "0:'_UnixSelectorEventLoop'" "a cell without await has the running loop too"
+PY -s aio -c 'n'
+is "$OUT" 2 "and a task it made runs after it, between calls"
+PY -s aio2 -c 'import asyncio
+asyncio.get_running_loop() is asyncio.get_event_loop()'
+is "$RC:$OUT" "0:True" "the first cell that imports asyncio runs in the loop"
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s aio -c 'x = 0
+while True: x += 1' >"$WORLD/aio.out" 2>"$WORLD/aio.err" &
+CLIENT=$!
+_i=0
+while ! "$PYWARD" python --list 2>/dev/null | grep -q '^aio .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+run python -s aio --interrupt
+wait "$CLIENT"
+is "$?" 130 "a busy cell on the loop is interrupted"
+like "$(cat "$WORLD/aio.err")" "KeyboardInterrupt" "with KeyboardInterrupt"
+PY -s aio -c 'await asyncio.sleep(0); n, t2.done(), x > 0'
+is "$OUT" "(2, True, True)" "and the session and its loop go on"
+"$PYWARD" python -s aio --discard >/dev/null 2>&1
+"$PYWARD" python -s aio2 --discard >/dev/null 2>&1
 
 # ---- interrupts
 PY -s spin -c 'None'
@@ -286,6 +320,56 @@ like "$(J 'd["notices"][0]["kind"], d["notices"][0]["message"]')" "host_restarte
 	"the next result says the host exited while idle"
 stop_host
 rm -f "$XDG_CONFIG_HOME/pyward/config"
+
+# ---- descriptors (issue 13 item 18): the host keeps none of its starter's,
+# a worker holds its five and no other
+use_rt fds
+timeout 60 sh -c '"$1" --box-root "$2" -C "$3" python --python "$4" -c "6*7" 3>&1 | cat' sh \
+	"$PYWARD" "$WORLD/box" "$WS" "$SYS_PY" >"$WORLD/fds.out" 2>/dev/null
+is "$?:$(cat "$WORLD/fds.out")" "0:42" "'pyward python -c 6*7 3>&1 | cat' returns at once (the host keeps no fd 3)"
+PY -s fds2 -c '1'
+HPID=$(host_pid)
+run python --list --json
+N=0 BAD=""
+for w in $(J '" ".join(str(s["pid"]) for s in d["sessions"])'); do
+	N=$((N + 1))
+	[ "$(ls /proc/"$w"/fd | sort -n | tr '\n' ' ')" = "0 1 2 3 4 " ] || BAD="$BAD $w:$(ls /proc/"$w"/fd | tr '\n' ,)"
+	! ls -l /proc/"$w"/fd/ | grep -Eq 'host\.log|socket:' || BAD="$BAD $w:log-or-socket"
+done
+is "$N:$BAD" "2:" "each worker holds its five descriptors only (no host.log, socket or other session's pipe)"
+is "$(ls -l /proc/"$HPID"/fd/ | grep -c 'host\.log')" 1 "the host holds its log once (as stderr)"
+stop_host
+
+# ---- the descriptor limit (issue 13 item 19): the host rests, then serves again
+use_rt nofile
+prlimit --nofile=64 "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -c '1' >/dev/null 2>&1
+HPID=$(host_pid)
+TICKS=$("$SYS_PY" - "$SOCKDIR/host.sock" "$HPID" <<'PYEOF'
+import socket, sys, time
+def cpu(pid):
+    f = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+socks = []
+for _ in range(100):
+    s = socket.socket(socket.AF_UNIX)
+    s.setblocking(False)
+    try:
+        s.connect(sys.argv[1])
+    except (BlockingIOError, ConnectionRefusedError):
+        pass
+    socks.append(s)
+time.sleep(0.5)
+before = cpu(sys.argv[2])
+time.sleep(2)
+print(cpu(sys.argv[2]) - before)
+for s in socks:
+    s.close()
+PYEOF
+)
+ok "with 100 connections at a limit of 64 descriptors the host rests (CPU ticks in 2 s: $TICKS)" test "${TICKS:-999}" -lt 30
+PY -c '6*7'
+is "$OUT" 42 "and serves again once they close"
+stop_host
 
 # ---- the owner check (SO_PEERCRED)
 use_rt owner

@@ -42,7 +42,7 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:9/unused.tar.gz" "$SHA"
 "$PYWARD" --box-root "$BOX" -C "$WS" runtime install --pins "$WORLD/pins.tsv" \
 	--archive "$WORLD/arch/cpython-fixture-install_only.tar.gz" --yes -q >/dev/null 2>&1 ||
 	skip_all "could not install the fixture runtime"
-plan 52
+plan 53
 
 WAIT_SECONDS=20
 # start NAME BOX WORKSPACE: a tmux session running the TUI on the Python pane.
