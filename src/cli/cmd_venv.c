@@ -8,6 +8,7 @@
 #include "ops/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
+#include "ops/op_venv.h"
 #include "ops/venvops.h"
 
 #include "clock.h"
@@ -98,17 +99,7 @@ static int handle_option(int code, const char *arg, void *ud)
 	return 2;
 }
 
-/* ---------------------------------------------------------------- helpers */
-
 /* ---------------------------------------------------------------- discover */
-
-static json_t *info_json(const pw_venv_info *v)
-{
-	return json_pack("{s:o,s:o,s:o,s:b,s:o,s:o,s:b}", "path", pw_json_str(v->path), "kind",
-			 pw_json_str(v->kind), "python", pw_json_str(v->python), "python_exists",
-			 v->python_exists, "version", pw_json_str(v->version), "base",
-			 pw_json_str(v->base), "has_pip", v->has_pip);
-}
 
 static void print_list(const pw_cli *cli, const pw_venv_list *l)
 {
@@ -131,70 +122,24 @@ static int run_discover(pw_cli *cli, venv_args *a, int nops, char **ops)
 		pw_cli_usage_error(cli, _("'venv discover' takes at most one DIR"));
 		return PW_EXIT_USAGE;
 	}
-	pw_venv_list l = { 0 };
-	char *start = NULL;
-	pw_err *e = nops ? pw_guard_resolve(cli->ctx.guard, ops[0], &start) : NULL;
-	if (!e)
-		e = pw_venv_discover(cli->ctx.guard, start, a->depth ? a->depth : 2, 256,
-				     pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DISCOVER_BUDGET_S)), &l);
-	free(start);
+	pw_op_venv_discover_result r = { 0 };
+	pw_err *e = pw_op_venv_discover(&cli->ctx, nops ? ops[0] : NULL, a->depth, &r);
 	if (e)
 		return pw_cli_fail(cli, e);
-	if (cli->json) {
-		json_t *envs = json_array(), *roots = json_array();
-		for (size_t i = 0; i < l.count; i++)
-			json_array_append_new(envs, info_json(&l.items[i]));
-		for (size_t i = 0; i < l.root_count; i++)
-			json_array_append_new(roots, pw_json_str(l.roots[i]));
-		pw_render_json(stdout, json_pack("{s:i,s:o,s:o,s:I,s:b}", "schema", 1, "environments", envs, "roots",
-						 roots, "dirs_visited", (json_int_t)l.dirs_visited, "truncated",
-						 l.truncated));
-	} else {
-		print_list(cli, &l);
-	}
-	pw_venv_list_clear(&l);
+	if (cli->json)
+		pw_render_json(stdout, pw_op_venv_discover_json(&r));
+	else
+		print_list(cli, &r.list);
+	pw_op_venv_discover_clear(&r);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- create */
 
-static pw_err *parse_seed(const char *s, pw_venv_seed *out)
-{
-	if (!s || strcmp(s, "fast") == 0)
-		*out = PW_SEED_FAST;
-	else if (strcmp(s, "pip") == 0)
-		*out = PW_SEED_PIP;
-	else if (strcmp(s, "none") == 0)
-		*out = PW_SEED_NONE;
-	else
-		return pw_err_new(PW_ERR_USAGE, NULL, _("--seed takes fast, pip or none, not '%s'"), s);
-	return NULL;
-}
-
-/* Shared with the full-screen interface (venvops.c); the CLI adds its
- * progress sink and the SIGINT token. */
-static pw_err *create_env(pw_cli *cli, const venv_args *a, const char *target, const pw_child_env *ce,
-			  pw_catalog *cat, pw_created *c)
-{
-	pw_venv_seed seed = PW_SEED_FAST;
-	pw_err *e = parse_seed(a->seed, &seed);
-	if (e)
-		return e;
-	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->verbosity);
-	pw_create_request rq = { .target = target, .python = a->python, .seed = seed, .ce = ce,
-				 .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog) };
-	e = pw_ops_venv_create(&cli->ctx, &rq, cat, c);
-	pw_cli_progress_free(&prog);
-	return e;
-}
-
 static void print_created(const pw_cli *cli, const pw_created *c)
 {
 	if (cli->json) {
-		pw_render_json(stdout, json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b}", "schema", 1, "path", c->path, "existed",
-						 c->r.existed, "python", pw_json_str(c->r.python), "version",
-						 pw_json_str(c->r.version), "base", pw_json_str(c->why),
-						 "seeded_fast", c->r.seeded_fast));
+		pw_render_json(stdout, pw_op_venv_create_json(c));
 	} else if (c->r.existed) {
 		printf(_("%s is already an environment (Python %s): nothing to do\n"), c->path,
 		       c->r.version ? c->r.version : "?");
@@ -212,41 +157,17 @@ static int run_create(pw_cli *cli, venv_args *a, int nops, char **ops)
 		pw_cli_usage_error(cli, _("'venv create' takes at most one NAME or PATH"));
 		return PW_EXIT_USAGE;
 	}
-	char *target = NULL;
-	pw_child_env ce = { 0 };
-	pw_catalog *cat = NULL;
+	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->verbosity);
+	pw_op_io io = { .events = pw_cli_progress_events(prog), .cancel = pw_cli_interrupt_token() };
+	pw_op_venv_create_request rq = { .name = nops ? ops[0] : NULL, .python = a->python, .seed = a->seed };
 	pw_created c = { 0 };
-	pw_err *e = pw_ops_require_write(&cli->ctx, _("creating an environment"));
-	if (!e)
-		e = pw_ops_resolve_venv(&cli->ctx, nops ? ops[0] : ".venv", &target);
-	if (!e)
-		e = pw_child_env_make(&cli->ctx, &ce);
-	if (!e)
-		e = pw_ops_catalog_rw(&cli->ctx, &cat);
-	if (!e)
-		e = create_env(cli, a, target, &ce, cat, &c);
+	pw_err *e = pw_op_venv_create(&cli->ctx, &rq, &io, &c);
+	pw_cli_progress_free(&prog);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!rc)
 		print_created(cli, &c);
 	pw_created_clear(&c);
-	pw_catalog_close(&cat);
-	pw_child_env_clear(&ce);
-	free(target);
 	return rc;
-}
-
-/* ---------------------------------------------------------------- specs */
-
-static pw_err *build_specs(const pw_cli *cli, const venv_args *a, int nops, char **ops, pw_spec_list *l)
-{
-	pw_err *e = NULL;
-	for (size_t i = 0; !e && i < a->req_count; i++)
-		e = pw_spec_add_requirement(&cli->ctx, l, a->requirements[i]);
-	for (size_t i = 0; !e && i < a->editable_count; i++)
-		e = pw_spec_add_editable(&cli->ctx, l, a->editables[i]);
-	for (int i = 0; !e && i < nops; i++)
-		e = pw_spec_add(l, ops[i]);
-	return e;
 }
 
 /* ---------------------------------------------------------------- install, uninstall */
@@ -260,78 +181,41 @@ static void print_line(void *ud, pw_stream s, const char *line, size_t len)
 	fprintf(stderr, "  | %.*s\n", (int)len, line);
 }
 
+static void say_note(void *ud, const char *text)
+{
+	const pw_cli *cli = ud;
+	if (cli->verbosity >= 0 && !cli->json)
+		fprintf(stderr, "%s: %s\n", cli->prog, text);
+}
+
 typedef struct pip_job {
 	const char *kind;   /* "venv.install" / "venv.uninstall" */
-	const char *verb;   /* "install" / "uninstall" */
-	bool chain;
+	bool install;
 } pip_job;
 
-static pw_err *run_pip(pw_cli *cli, const venv_args *a, const pip_job *job, const char *venv,
-		       const pw_spec_list *specs, const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
+static pw_op_venv_pip_request pip_request(pw_cli *cli, const venv_args *a, int nops, char **ops, const pip_job *job)
 {
-	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->json ? -1 : cli->verbosity);
-	pw_pip_job pj = { .verb = job->verb, .chain = job->chain, .upgrade = a->upgrade, .index = a->index,
-			  .proxy = a->proxy, .cancel = pw_cli_interrupt_token(), .events = pw_cli_progress_events(prog),
-			  .on_line = print_line, .line_ud = cli };
-	pw_err *e = pw_ops_pip_run(&cli->ctx, &pj, venv, specs, ce, cat, op, res);
-	pw_cli_progress_free(&prog);
-	return e;
+	pw_op_venv_pip_request rq = {
+		.install = job->install, .venv = a->venv,
+		.specs = (const char *const *)ops, .spec_count = (size_t)nops,
+		.requirements = a->requirements, .req_count = a->req_count,
+		.editables = a->editables, .editable_count = a->editable_count,
+		.index = a->index, .proxy = a->proxy, .upgrade = a->upgrade, .lock_note = cli->cmdline,
+		.on_line = print_line, .line_ud = cli, .say = say_note, .say_ud = cli,
+	};
+	return rq;
 }
 
-/* --venv, else the one environment found (*out stays NULL when there is none). */
-static pw_err *find_target(pw_cli *cli, const venv_args *a, char **out, bool create_ok)
+static int report_pip(pw_cli *cli, const pw_op_venv_pip_result *r, pw_err *e)
 {
-	*out = NULL;
-	if (a->venv)
-		return pw_ops_resolve_venv(&cli->ctx, a->venv, out);
-	pw_venv_list l = { 0 };
-	pw_err *e = pw_venv_discover(cli->ctx.guard, cli->ctx.workspace, 2, 256, pw_clock_deadline_after(DISCOVER_BUDGET_S), &l);
-	size_t n = e ? 0 : l.count;
-	if (!e && n == 1)
-		*out = xstrdup(l.items[0].path);
-	else if (!e && n > 1)
-		e = pw_err_new(PW_ERR_USAGE, _("pick one with --venv NAME|PATH ('pyward venv discover' lists them)"),
-			       _("%zu environments found in the workspace"), n);
-	else if (!e && !create_ok)
-		e = pw_err_new(PW_ERR_NOTFOUND, _("pass --venv NAME|PATH"), _("no environment found in the workspace"));
-	pw_venv_list_clear(&l);
-	return e;
-}
-
-/* The install target: --venv, else the one environment found, else a new .venv. */
-static pw_err *choose_target(pw_cli *cli, const venv_args *a, const pw_child_env *ce, pw_catalog *cat, char **out,
-			     bool create_ok)
-{
-	pw_err *e = find_target(cli, a, out, create_ok);
-	if (e || *out)
-		return e;
-	pw_created c = { 0 };
-	char *target = xasprintf("%s/.venv", cli->ctx.workspace);
-	if (cli->verbosity >= 0 && !cli->json)
-		fprintf(stderr, _("pyward: no environment in the workspace: creating %s\n"), target);
-	e = create_env(cli, a, target, ce, cat, &c);
-	pw_created_clear(&c);
-	if (e)
-		free(target);
-	else
-		*out = target;
-	return e;
-}
-
-static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_result *res, pw_err *e)
-{
-	if (cli->json) {
-		pw_render_json(stdout, json_pack("{s:i,s:I,s:s,s:s,s:o,s:o}", "schema", 1, "operation", (json_int_t)op,
-						 "outcome", e ? (pw_err_code(e) == PW_ERR_TIMEOUT ? "timed-out" : "failed") : "ok",
-						 "venv", venv, "attempts", pw_json_attempts(res), "stop_reason",
-						 e ? pw_json_str(pw_err_message(e)) : json_null()));
-	} else if (cli->verbosity >= 0) {
-		pw_cli_print_attempts(res);
-	}
+	if (cli->json)
+		pw_render_json(stdout, pw_op_venv_pip_json(r, e));
+	else if (cli->verbosity >= 0)
+		pw_cli_print_attempts(&r->pip);
 	if (!e) {
 		if (!cli->json && cli->verbosity >= 0)
-			printf(_("done in %s (operation %lld; 'pyward history show %lld' has the details)\n"), venv,
-			       (long long)op, (long long)op);
+			printf(_("done in %s (operation %lld; 'pyward history show %lld' has the details)\n"), r->venv,
+			       (long long)r->operation, (long long)r->operation);
 		return 0;
 	}
 	/* With --json the result object above carries the error already. */
@@ -343,50 +227,14 @@ static int report_pip(pw_cli *cli, int64_t op, const char *venv, const pw_pip_re
 
 static int run_pip_here(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
 {
-	char *venv = NULL;
-	pw_child_env ce = { 0 };
-	pw_catalog *cat = NULL;
-	pw_spec_list specs = { 0 };
-	pw_pip_result res = { 0 };
-	int64_t op = 0;
-	int lock = -1;
-	pw_err *e = pw_ops_require_write(&cli->ctx, job->chain ? _("installing packages") : _("uninstalling packages"));
-	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
-		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
-	if (!e)
-		e = build_specs(cli, a, nops, ops, &specs);
-	if (!e)
-		e = pw_child_env_make(&cli->ctx, &ce);
-	if (!e)
-		e = pw_ops_catalog_rw(&cli->ctx, &cat);
-	if (!e)
-		e = choose_target(cli, a, &ce, cat, &venv, job->chain);
-	if (!e)
-		e = pw_ops_op_begin(&cli->ctx, cat, job->kind, venv, &op);
-	if (!e)
-		e = pw_venv_lock(cli->ctx.workspace, venv, cli->cmdline, pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S)),
-				 pw_cli_interrupt_token(), NULL, &lock);
-	if (!e && job->chain && !pw_ops_venv_has_pip(venv)) {
-		if (!cli->json && cli->verbosity >= 0)
-			fprintf(stderr, _("pyward: %s has no pip: repairing it offline (ensurepip)\n"), venv);
-		e = pw_venv_repair_pip(venv, (const char *const *)ce.vars,
-				       pw_clock_deadline_after(pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S)), pw_cli_interrupt_token());
-	}
-	int rc;
-	if (e && !op) {
-		rc = pw_cli_fail(cli, e);
-	} else {
-		if (!e)
-			e = run_pip(cli, a, job, venv, &specs, &ce, cat, op, &res);
-		pw_ops_op_end(cat, op, e);
-		rc = report_pip(cli, op, venv, &res, e);
-	}
-	pw_venv_unlock(&lock);
-	pw_pip_result_clear(&res);
-	pw_spec_list_clear(&specs);
-	pw_catalog_close(&cat);
-	pw_child_env_clear(&ce);
-	free(venv);
+	pw_op_venv_pip_request rq = pip_request(cli, a, nops, ops, job);
+	pw_cli_progress *prog = pw_cli_progress_new(PW_PROGRESS_NONE, cli->json ? -1 : cli->verbosity);
+	pw_op_io io = { .events = pw_cli_progress_events(prog), .cancel = pw_cli_interrupt_token() };
+	pw_op_venv_pip_result r = { 0 };
+	pw_err *e = pw_op_venv_pip(&cli->ctx, &rq, &io, &r);
+	pw_cli_progress_free(&prog);
+	int rc = e && !r.operation ? pw_cli_fail(cli, e) : report_pip(cli, &r, e);
+	pw_op_venv_pip_clear(&r);
 	return rc;
 }
 
@@ -400,20 +248,11 @@ static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, cons
 		pw_err *e = pw_cli_job_enter(cli);
 		return e ? pw_cli_fail(cli, e) : pw_cli_job_leave(cli, run_pip_here(cli, a, nops, ops, job));
 	}
-	pw_spec_list specs = { 0 };
+	pw_op_venv_pip_request rq = pip_request(cli, a, nops, ops, job);
 	char *venv = NULL;
-	pw_err *e = pw_ops_require_write(&cli->ctx, job->chain ? _("installing packages") : _("uninstalling packages"));
-	if (!e && nops == 0 && a->req_count == 0 && a->editable_count == 0)
-		e = pw_err_new(PW_ERR_USAGE, NULL, _("name at least one package"));
-	if (!e)
-		e = build_specs(cli, a, nops, ops, &specs);
-	if (!e)
-		e = find_target(cli, a, &venv, job->chain);
-	if (!e && !venv)
-		venv = xasprintf("%s/.venv", cli->ctx.workspace); /* the job creates it */
+	pw_err *e = pw_op_venv_pip_check(&cli->ctx, &rq, &venv);
 	int rc = e ? pw_cli_fail(cli, e)
 		   : pw_cli_job_detach(cli, job->kind, venv, pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S), a->argc, a->argv);
-	pw_spec_list_clear(&specs);
 	free(venv);
 	return rc;
 }
@@ -426,30 +265,16 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 		pw_cli_usage_error(cli, _("'venv remove' takes one NAME or PATH"));
 		return PW_EXIT_USAGE;
 	}
-	char *target = NULL;
-	pw_catalog *cat = NULL;
-	int64_t op = 0;
-	pw_err *e = pw_ops_require_write(&cli->ctx, _("removing an environment"));
-	if (!e)
-		e = strchr(ops[0], '/') ? NULL : pw_guard_check_name(ops[0]);
-	/* Not resolved here: remove checks the given path itself for a symlink. */
-	if (!e)
-		target = strchr(ops[0], '/') ? xstrdup(ops[0]) : xasprintf("%s/%s", cli->ctx.workspace, ops[0]);
-	if (!e)
-		e = pw_ops_catalog_rw(&cli->ctx, &cat);
-	if (!e)
-		e = pw_ops_op_begin(&cli->ctx, cat, "venv.remove", target, &op);
-	if (!e)
-		e = pw_venv_remove(cli->ctx.guard, target);
-	pw_ops_op_end(cat, op, e);
-	int rc = e ? pw_cli_fail(cli, e) : 0;
-	if (!e && cli->json)
-		pw_render_json(stdout, json_pack("{s:i,s:s}", "schema", 1, "removed", target));
-	else if (!e)
-		printf(_("removed %s\n"), target);
-	pw_catalog_close(&cat);
-	free(target);
-	return rc;
+	char *removed = NULL;
+	pw_err *e = pw_op_venv_remove(&cli->ctx, ops[0], &removed);
+	if (e)
+		return pw_cli_fail(cli, e);
+	if (cli->json)
+		pw_render_json(stdout, pw_op_venv_remove_json(removed));
+	else
+		printf(_("removed %s\n"), removed);
+	free(removed);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -472,8 +297,8 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 	const char *sub = argv[first];
 	int nops = argc - first - 1;
 	char **ops = argv + first + 1;
-	static const pip_job install = { "venv.install", "install", true };
-	static const pip_job uninstall = { "venv.uninstall", "uninstall", false };
+	static const pip_job install = { "venv.install", true };
+	static const pip_job uninstall = { "venv.uninstall", false };
 	if (a.background && strcmp(sub, "install") != 0 && strcmp(sub, "uninstall") != 0) {
 		pw_cli_usage_error(cli, _("--background is for 'venv install' and 'venv uninstall'"));
 		return PW_EXIT_USAGE;
