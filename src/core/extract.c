@@ -16,7 +16,13 @@
  *   counting them against the entry's depth is exact; the names after them
  *   only descend, and any link among them obeys the same rule.
  * - A hardlink's target is a clean in-archive path naming a regular file
- *   extracted earlier, reached through real directories.
+ *   extracted earlier, reached through real directories. It may not carry
+ *   data of its own (pax allows it): that data would rewrite its target.
+ * - With opts.root, every entry lies in that one top folder and links are
+ *   counted from it, not from dest: the caller moves the folder next to
+ *   other installs, where a ".." that was harmless in dest would reach them.
+ * - Modes lose setuid, setgid, sticky and group/other write: a runtime
+ *   shared by a machine's users must not be writable by all of them.
  *
  * Limits count every entry and every byte of file data, both from the
  * headers before writing and from the data blocks while copying, so a
@@ -42,12 +48,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define PATH_LIMIT 1024
 #define NAME_LIMIT 255
 #define DEFAULT_MAX_BYTES ((int64_t)2 << 30)
 #define DEFAULT_MAX_ENTRIES 100000
+/* By default a write must leave 1% of the file system free, at least
+ * 1 MiB and at most 64 MiB: room for logs and the catalog next to it. */
+#define MIN_FREE_FLOOR ((int64_t)1 << 20)
+#define MIN_FREE_CAP ((int64_t)64 << 20)
+/* What an entry costs on disk besides its data (inode, directory slot). */
+#define ENTRY_COST 4096
 #define PROGRESS_MS 100
 #define SHOWN_MAX 200
 /* ARCHIVE_ERRNO_MISC, which libarchive keeps in a private header: the
@@ -79,6 +92,10 @@ struct xs {
 	bool disk_full;         /* a write failed with ENOSPC or EDQUOT */
 	char *verified_parent;  /* last folder checked to be real directories */
 	size_t manifest_cap;
+	size_t root_len;        /* strlen(o->root), 0 without a root */
+	long root_depth;        /* components of o->root */
+	int64_t min_free;       /* -1: no space guard */
+	int64_t room;           /* bytes that may be written before asking statvfs again */
 };
 
 /* ----------------------------------------------------------------- text */
@@ -247,16 +264,24 @@ static long depth_of(const char *clean)
 	return d; /* components of the parent */
 }
 
+/* clean is the root folder or below it (always, without a root). */
+static bool in_root(const struct xs *x, const char *clean)
+{
+	return !x->root_len || (strncmp(clean, x->o->root, x->root_len) == 0 &&
+				(clean[x->root_len] == '\0' || clean[x->root_len] == '/'));
+}
+
 /* A symlink target may climb with leading ".." only as far as the entry's
  * depth, then descend by names: ".." after a name could climb out through
  * another link (d/l -> .. makes d/l/../.. leave the root). */
-static pw_err *check_symlink(const char *name, const char *clean, const char *target)
+static pw_err *check_symlink(const struct xs *x, const char *name, const char *clean,
+	const char *target)
 {
 	if (!target || !*target)
 		return refuse(name, "%s", _("is a symlink with an empty target"));
 	char *t = shown_name(target);
 	pw_err *e = NULL;
-	long depth = depth_of(clean);
+	long depth = depth_of(clean) - x->root_depth;
 	bool named = false;
 	if (target[0] == '/')
 		e = refuse(name, _("is a symlink to an absolute path ('%s')"), t);
@@ -374,6 +399,9 @@ static pw_err *check_hardlink(struct xs *x, const char *name, const char *link,
 		e = refuse(name, _("is a hardlink whose target '%s' %s"), t, _(rule));
 	else if (!**target)
 		e = refuse(name, "%s", _("is a hardlink to the archive's root"));
+	else if (!in_root(x, *target))
+		e = refuse(name, _("is a hardlink to '%s', outside the archive's top folder '%s/'"), t,
+			x->o->root);
 	if (!e)
 		e = check_parents(x, name, *target, &missing);
 	if (!e && !missing)
@@ -424,6 +452,58 @@ static pw_err *check_bytes(const struct xs *x, const char *name, int64_t entry_b
 	return e;
 }
 
+/* The space guard: a write of need bytes must leave min_free bytes (and a
+ * few inodes) free on dest's file system. statvfs is asked again only when
+ * the room it last gave is used up, so a tree of many small files costs a
+ * handful of calls; a disk that others fill meanwhile still ends in ENOSPC,
+ * reported the same way. */
+static pw_err *check_room(struct xs *x, const char *name, int64_t need)
+{
+	if (x->min_free < 0 || need <= x->room) {
+		x->room -= need;
+		return NULL;
+	}
+	struct statvfs vfs;
+	if (statvfs(x->dest, &vfs) != 0) {
+		x->min_free = -1; /* cannot tell: ENOSPC remains the guard */
+		return NULL;
+	}
+	int64_t avail = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+	if (x->min_free == 0) {
+		int64_t pct = (int64_t)vfs.f_blocks * (int64_t)vfs.f_frsize / 100;
+		x->min_free = pct < MIN_FREE_FLOOR ? MIN_FREE_FLOOR : pct > MIN_FREE_CAP ? MIN_FREE_CAP : pct;
+	}
+	/* the inodes left, as bytes of entries we may still make (none when
+	 * the file system does not count them) */
+	bool inodes_low = vfs.f_files > 0 && vfs.f_favail < 64;
+	x->room = avail - x->min_free;
+	if (need <= x->room && !inodes_low) {
+		/* ask again after a quarter of the room, as others write too */
+		x->room = x->room / 4 > need ? x->room / 4 : need;
+		x->room -= need;
+		return NULL;
+	}
+	x->disk_full = true;
+	char *shown = shown_name(name);
+	char *free_text = size_text(avail > 0 ? avail : 0);
+	char *margin = size_text(x->min_free);
+	char *lim = size_text(x->max_bytes);
+	char *done = size_text(x->bytes);
+	pw_err *e = pw_err_new(PW_ERR_IO,
+		_("free some space on that file system and run again"),
+		_("disk full: writing '%s' into %s would leave less than %s free (%s free, "
+		  "%lld entries and %s written so far; pyward unpacks at most %lld entries "
+		  "and %s)"),
+		shown, x->o->dest, margin, free_text, (long long)(x->entries - 1), done,
+		(long long)x->max_entries, lim);
+	free(shown);
+	free(free_text);
+	free(margin);
+	free(lim);
+	free(done);
+	return e;
+}
+
 /* Copy the entry's data, counting what the blocks really hold (the end of
  * the furthest block, so sparse holes count too). */
 /* Feed the hash the bytes a reader of the file will see: holes are zeros. */
@@ -460,6 +540,8 @@ static pw_err *copy_data(struct xs *x, const char *name, int64_t declared)
 		if (off + (int64_t)len > end)
 			end = off + (int64_t)len;
 		pw_err *e = check_bytes(x, name, end > declared ? end : declared);
+		if (!e)
+			e = check_room(x, name, (int64_t)len);
 		if (e)
 			return e;
 		/* libarchive reports a failed or short write(2) (a full disk
@@ -541,7 +623,8 @@ static void record_entry(struct xs *x, struct archive_entry *ae, const char *cle
 	}
 }
 
-/* Point the entry below dest, drop setuid/setgid/sticky, write it. */
+/* Point the entry below dest, drop setuid/setgid/sticky and group/other
+ * write, write it. */
 static pw_err *write_entry(struct xs *x, struct archive_entry *ae, const char *name,
 	const char *clean, const char *link)
 {
@@ -553,7 +636,7 @@ static pw_err *write_entry(struct xs *x, struct archive_entry *ae, const char *n
 		archive_entry_set_hardlink(ae, lfull);
 		free(lfull);
 	}
-	mode_t perm = archive_entry_perm(ae) & 0777;
+	mode_t perm = archive_entry_perm(ae) & 0755;
 	archive_entry_set_perm(ae, perm);
 	/* before writing the header, which may unset the size */
 	int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
@@ -593,12 +676,17 @@ static pw_err *check_header(struct xs *x, struct archive_entry *ae, const char *
 	const char *hard = archive_entry_hardlink(ae);
 	pw_err *e = NULL;
 	*link = NULL;
-	if (hard)
+	if (hard && archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0)
+		e = refuse(name, _("is a hardlink that carries %lld bytes of data, which would "
+				   "rewrite the file it links to"), (long long)archive_entry_size(ae));
+	else if (hard)
 		e = check_hardlink(x, name, hard, link);
 	else
 		e = check_type(name, type);
+	if (!e && x->root_len && strlen(clean) == x->root_len && (hard || type != AE_IFDIR))
+		e = refuse(name, _("is the archive's top folder '%s/' but not a directory"), x->o->root);
 	if (!e && !hard && type == AE_IFLNK)
-		e = check_symlink(name, clean, archive_entry_symlink(ae));
+		e = check_symlink(x, name, clean, archive_entry_symlink(ae));
 	if (!e && archive_entry_size_is_set(ae))
 		e = check_bytes(x, name, archive_entry_size(ae));
 	if (!e)
@@ -616,6 +704,8 @@ static pw_err *entry_named(struct xs *x, struct archive_entry *ae, const char *n
 	bool root_dir = archive_entry_filetype(ae) == AE_IFDIR && !archive_entry_hardlink(ae);
 	if (!*clean && !root_dir)
 		e = refuse(name, "%s", _("has an empty name"));
+	else if (*clean && !in_root(x, clean))
+		e = refuse(name, _("lies outside the archive's top folder '%s/'"), x->o->root);
 	else if (*clean) { /* "./" is dest itself, which we made: nothing to write */
 		e = check_header(x, ae, name, clean, &link);
 		if (!e)
@@ -637,6 +727,8 @@ static pw_err *one_entry(struct xs *x, struct archive_entry *ae)
 		e = refuse_limit(name, _("exceeds the limit of %lld entries"),
 			(long long)x->max_entries);
 	else
+		e = check_room(x, name, ENTRY_COST);
+	if (!e)
 		e = entry_named(x, ae, name);
 	free(name);
 	return e;
@@ -790,6 +882,17 @@ static pw_err *start(struct xs *x, const pw_extract_opts *o)
 		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("extract needs an archive and a destination"));
 	x->max_bytes = o->max_bytes > 0 ? o->max_bytes : DEFAULT_MAX_BYTES;
 	x->max_entries = o->max_entries > 0 ? o->max_entries : DEFAULT_MAX_ENTRIES;
+	x->min_free = o->min_free; /* 0: set from the file system's size on first use */
+	if (o->root && *o->root) {
+		char *clean = NULL;
+		if (clean_path(o->root, &clean) || strcmp(clean, o->root) != 0) {
+			free(clean);
+			return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("extract's root must be a clean relative folder name"));
+		}
+		free(clean);
+		x->root_len = strlen(o->root);
+		x->root_depth = depth_of(o->root) + 1;
+	}
 	if (o->read)
 		st.st_size = o->stream_size;
 	else if (stat(o->archive, &st) < 0)

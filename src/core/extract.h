@@ -2,11 +2,15 @@
  * Guarded extraction of a .tar.gz (any format libarchive reads) into a
  * private staging directory. Refused, rejecting the whole archive and
  * removing the staging directory: absolute paths, any ".." component,
- * symlinks or hardlinks whose target resolves outside the staging root,
- * device, FIFO and socket entries, paths longer than PATH_MAX-ish bounds,
- * more than max_entries entries or more than max_bytes in total (a
- * decompression bomb is stopped while being read, not after). setuid,
- * setgid and sticky bits are stripped; ownership is never restored.
+ * symlinks or hardlinks whose target resolves outside the staging root (or
+ * outside opts.root, the folder that becomes the install), hardlinks that
+ * carry data, device, FIFO and socket entries, paths longer than
+ * PATH_MAX-ish bounds, more than max_entries entries or more than max_bytes
+ * in total (a decompression bomb is stopped while being read, not after).
+ * Every write first checks the file system keeps min_free bytes free, so a
+ * small archive that unpacks huge stops before the disk is full. setuid,
+ * setgid, sticky and group/other write bits are stripped; ownership is
+ * never restored.
  */
 #ifndef PW_EXTRACT_H
 #define PW_EXTRACT_H
@@ -25,6 +29,14 @@ typedef struct pw_extract_opts {
 	const char *dest;       /* created (mode 0755); must not exist yet */
 	int64_t max_bytes;      /* 0: default 2 GiB */
 	int64_t max_entries;    /* 0: default 100000 */
+	/* Free space (bytes) every write must leave on dest's file system;
+	 * 0: 1% of it, at least 1 MiB and at most 64 MiB; -1: no check (a full
+	 * disk is still reported). */
+	int64_t min_free;
+	/* When set (e.g. "python"): the one top folder every entry must lie in,
+	 * because the caller moves it elsewhere afterwards; links are judged
+	 * against it, so no link can reach a sibling of its new place. */
+	const char *root;
 	const pw_cancel *cancel;
 	const pw_events *events; /* progress with stage "extract" (bytes of archive read) */
 	/* When set, filled (unsorted) with every regular file and symlink as

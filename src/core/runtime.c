@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "runner.h"
 #include "runtime_db.h"
+#include "treefile.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -458,7 +459,9 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
 	/* The manifest is hashed as the files are written: no second pass. */
 	pw_extract_opts xo = { .archive = archive, .dest = staging, .cancel = o->cancel,
 			       .events = from ? NULL : o->events, .manifest = m,
-			       .read = from ? stream_read : NULL, .read_ud = from, .stream_size = o->pin->size };
+			       .read = from ? stream_read : NULL, .read_ud = from, .stream_size = o->pin->size,
+			       /* python/ becomes versions/NAME: links are judged from there */
+			       .root = "python" };
 	pw_extract_result xr = { 0 };
 	if (!e) {
 		e = pw_extract(&xo, &xr);
@@ -676,7 +679,30 @@ static char *source_shown(const pw_runtime_install_opts *o)
 	return o->archive ? xstrdup(o->archive) : pw_fetch_url_shown(o->url);
 }
 
-static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, int64_t size_on_disk)
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const pw_manifest_entry *)a)->path, ((const pw_manifest_entry *)b)->path);
+}
+
+/* Add a file pyward wrote from text to the manifest (kept sorted). */
+static void manifest_add_text(pw_manifest *m, const char *rel, const char *text, mode_t mode)
+{
+	pw_manifest_entry f = { .path = xstrdup(rel), .size = (int64_t)strlen(text), .mode = S_IFREG | mode };
+	pw_sha256 *h = pw_sha256_new();
+	pw_sha256_update(h, text, strlen(text));
+	pw_sha256_final_hex(h, f.sha256);
+	pw_sha256_free(&h);
+	m->items = xrealloc(m->items, (m->count + 1) * sizeof *m->items);
+	m->items[m->count++] = f;
+	m->total_bytes += f.size;
+	qsort(m->items, m->count, sizeof *m->items, by_path);
+}
+
+/* The marker is created, never opened: an archive that brought a file or a
+ * link by that name (aimed at another install) is refused, and nothing is
+ * written through it. It goes into the manifest as written. */
+static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, int64_t size_on_disk,
+			    pw_manifest *m)
 {
 	char now[40];
 	pw_clock_iso_now(now, sizeof now);
@@ -687,37 +713,15 @@ static pw_err *write_marker(const pw_runtime_install_opts *o, const char *root, 
 			      "pins_source", o->pins_source ? o->pins_source : "", "pins_from_operator",
 			      o->pins_from_operator, "size_on_disk", (json_int_t)size_on_disk);
 	free(from);
-	char *path = xasprintf("%s/%s", root, PW_RUNTIME_MARKER);
-	int rc = j ? json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(j);
-	pw_err *e = rc == 0 ? NULL : pw_err_errno(PW_ERR_IO, errno, NULL, _("writing %s"), path);
-	free(path);
+	if (!text)
+		return pw_err_new(PW_ERR_FAILED, NULL, _("cannot format the marker %s"), PW_RUNTIME_MARKER);
+	pw_err *e = pw_treefile_create(root, PW_RUNTIME_MARKER, text, strlen(text), 0644);
+	if (!e)
+		manifest_add_text(m, PW_RUNTIME_MARKER, text, 0644);
+	free(text);
 	return e;
-}
-
-static int by_path(const void *a, const void *b)
-{
-	return strcmp(((const pw_manifest_entry *)a)->path, ((const pw_manifest_entry *)b)->path);
-}
-
-/* Add the marker (written after extraction) to the manifest and sort it. */
-static pw_err *add_marker(const char *root, pw_manifest *m)
-{
-	char *path = xasprintf("%s/%s", root, PW_RUNTIME_MARKER);
-	pw_manifest_entry f = { .mode = S_IFREG | 0644 };
-	struct stat st;
-	pw_err *e = pw_sha256_file(path, f.sha256, &f.size);
-	if (!e && stat(path, &st) == 0)
-		f.mode = st.st_mode;
-	free(path);
-	if (e)
-		return e;
-	f.path = xstrdup(PW_RUNTIME_MARKER);
-	m->items = xrealloc(m->items, (m->count + 1) * sizeof *m->items);
-	m->items[m->count++] = f;
-	m->total_bytes += f.size;
-	qsort(m->items, m->count, sizeof *m->items, by_path);
-	return NULL;
 }
 
 /* Write the marker and the catalog rows; the transaction stays open until
@@ -727,9 +731,7 @@ static pw_err *record_begin(const pw_runtime_install_opts *o, const char *root, 
 {
 	*open = false;
 	r->bytes_on_disk = m->total_bytes;
-	pw_err *e = write_marker(o, root, r->bytes_on_disk);
-	if (!e)
-		e = add_marker(root, m);
+	pw_err *e = write_marker(o, root, r->bytes_on_disk, m);
 	char *source = xasprintf("%s:%s", o->pins_from_operator ? "operator" : "builtin",
 				 o->pins_source ? o->pins_source : "");
 	char *from = source_shown(o);

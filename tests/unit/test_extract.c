@@ -453,31 +453,42 @@ struct hostile {
 	const char *needle;     /* in the message */
 	int64_t max_bytes;
 	int64_t max_entries;
+	const char *root;       /* the install's top folder, as the runtime passes it */
 };
 
 static struct hostile cases[] = {
-	{ "abs", PW_ERR_REFUSED, "has an absolute path", 0, 0 },
-	{ "dotdot", PW_ERR_REFUSED, "'python/../../evil' has a '..' component", 0, 0 },
-	{ "symlink_out", PW_ERR_REFUSED, "pointing outside the archive ('../../outside')", 0, 0 },
-	{ "symlink_abs", PW_ERR_REFUSED, "symlink to an absolute path ('/etc/passwd')", 0, 0 },
-	{ "symlink_then_write", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0 },
-	{ "symlink_chain", PW_ERR_REFUSED, "'..' after a name", 0, 0 },
-	{ "hardlink_out", PW_ERR_REFUSED, "hardlink whose target '../../etc/passwd' has a '..'", 0, 0 },
-	{ "hardlink_missing", PW_ERR_REFUSED, "not a file extracted earlier", 0, 0 },
-	{ "hardlink_via_link", PW_ERR_REFUSED, "written through 'python/inc'", 0, 0 },
-	{ "duplicate", PW_ERR_REFUSED, "would replace an earlier entry", 0, 0 },
-	{ "duplicate_file", PW_ERR_REFUSED, "'python/a' would replace an earlier entry", 0, 0 },
-	{ "file_then_child", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0 },
-	{ "file_then_dir", PW_ERR_REFUSED, "'python/d/' would replace an earlier entry", 0, 0 },
-	{ "device", PW_ERR_REFUSED, "is a character device", 0, 0 },
-	{ "fifo", PW_ERR_REFUSED, "is a FIFO", 0, 0 },
-	{ "longpath", PW_ERR_REFUSED, "longer than 1024 bytes", 0, 0 },
-	{ "longname", PW_ERR_REFUSED, "component longer than 255 bytes", 0, 0 },
-	{ "bomb", PW_ERR_REFUSED, "'python/zeros' would exceed the limit of 8 MiB", 8 * MIB, 0 },
-	{ "many", PW_ERR_REFUSED, "'python/f0999' exceeds the limit of 1000 entries", 0, 1000 },
-	{ "notgzip", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
-	{ "truncated", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
-	{ "lying_size", PW_ERR_CORRUPT, "cannot read archive", 0, 0 },
+	{ "abs", PW_ERR_REFUSED, "has an absolute path", 0, 0, NULL },
+	{ "dotdot", PW_ERR_REFUSED, "'python/../../evil' has a '..' component", 0, 0, NULL },
+	{ "symlink_out", PW_ERR_REFUSED, "pointing outside the archive ('../../outside')", 0, 0, NULL },
+	{ "symlink_abs", PW_ERR_REFUSED, "symlink to an absolute path ('/etc/passwd')", 0, 0, NULL },
+	{ "symlink_then_write", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0, NULL },
+	{ "symlink_chain", PW_ERR_REFUSED, "'..' after a name", 0, 0, NULL },
+	{ "hardlink_out", PW_ERR_REFUSED, "hardlink whose target '../../etc/passwd' has a '..'", 0, 0, NULL },
+	{ "hardlink_missing", PW_ERR_REFUSED, "not a file extracted earlier", 0, 0, NULL },
+	{ "hardlink_via_link", PW_ERR_REFUSED, "written through 'python/inc'", 0, 0, NULL },
+	{ "duplicate", PW_ERR_REFUSED, "would replace an earlier entry", 0, 0, NULL },
+	{ "duplicate_file", PW_ERR_REFUSED, "'python/a' would replace an earlier entry", 0, 0, NULL },
+	{ "file_then_child", PW_ERR_REFUSED, "'python/d/e' would be written through 'python/d'", 0, 0, NULL },
+	{ "file_then_dir", PW_ERR_REFUSED, "'python/d/' would replace an earlier entry", 0, 0, NULL },
+	{ "device", PW_ERR_REFUSED, "is a character device", 0, 0, NULL },
+	{ "fifo", PW_ERR_REFUSED, "is a FIFO", 0, 0, NULL },
+	{ "longpath", PW_ERR_REFUSED, "longer than 1024 bytes", 0, 0, NULL },
+	{ "longname", PW_ERR_REFUSED, "component longer than 255 bytes", 0, 0, NULL },
+	{ "bomb", PW_ERR_REFUSED, "'python/zeros' would exceed the limit of 8 MiB", 8 * MIB, 0, NULL },
+	{ "many", PW_ERR_REFUSED, "'python/f0999' exceeds the limit of 1000 entries", 0, 1000, NULL },
+	{ "notgzip", PW_ERR_CORRUPT, "cannot read archive", 0, 0, NULL },
+	{ "truncated", PW_ERR_CORRUPT, "cannot read archive", 0, 0, NULL },
+	{ "lying_size", PW_ERR_CORRUPT, "cannot read archive", 0, 0, NULL },
+	{ "hardlink_data", PW_ERR_REFUSED, "'python/lib/h.py' is a hardlink that carries 13 bytes of data", 0, 0, NULL },
+	/* judged from python/, which becomes versions/NAME beside the other installs */
+	{ "root_climb", PW_ERR_REFUSED, "'python/cur' is a symlink pointing outside the archive ('../current/lib')",
+	  0, 0, "python" },
+	{ "root_marker", PW_ERR_REFUSED, "'python/.pyward-runtime.json' is a symlink pointing outside", 0, 0, "python" },
+	{ "root_deep", PW_ERR_REFUSED, "'python/lib/python3/ssl.py' is a symlink pointing outside", 0, 0, "python" },
+	{ "root_outside", PW_ERR_REFUSED, "'other/x' lies outside the archive's top folder 'python/'", 0, 0, "python" },
+	{ "root_not_dir", PW_ERR_REFUSED, "'python' is the archive's top folder 'python/' but not a directory", 0, 0,
+	  "python" },
+	{ "root_hardlink", PW_ERR_REFUSED, "'x' lies outside the archive's top folder", 0, 0, "python" },
 };
 
 static void test_hostile(void **state)
@@ -489,7 +500,7 @@ static void test_hostile(void **state)
 	pw_extract_result res = { 7, 7, true };
 	pw_extract_opts o = {
 		.archive = fixture(h->archive), .dest = dest,
-		.max_bytes = h->max_bytes, .max_entries = h->max_entries,
+		.max_bytes = h->max_bytes, .max_entries = h->max_entries, .root = h->root,
 	};
 	pw_err *e = pw_extract(&o, &res);
 	assert_non_null(e);
@@ -504,6 +515,86 @@ static void test_hostile(void **state)
 	assert_int_equal(res.bytes, 0);
 	assert_false(res.disk_full);
 	assert_false(tl_exists(dest));
+	assert_nothing_outside();
+}
+
+/* Without a root the same links stay inside dest, and are allowed: the
+ * refusals above come from judging them against python/. */
+static void test_root_links_allowed_without_root(void **state)
+{
+	(void)state;
+	const char *names[] = { "root_climb", "root_marker", "root_deep" };
+	for (size_t i = 0; i < 3; i++) {
+		TPATH(dest, "noroot");
+		pw_err *e = extract(names[i], dest, NULL);
+		if (e)
+			fail_msg("%s: %s", names[i], pw_err_message(e));
+		remove_tree(dest);
+	}
+	assert_nothing_outside();
+}
+
+/* Group and other lose write on everything: files 0666/0777/0664 and
+ * folders 0777/01777 of a machine-shared runtime are not writable by all. */
+static void test_world_writable_masked(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path;
+		mode_t mode;
+	} want[] = {
+		{ "ww/python", 0755 }, { "ww/python/tmp", 0755 }, { "ww/python/a", 0644 },
+		{ "ww/python/b", 0755 }, { "ww/python/c", 0644 },
+	};
+	TPATH(dest, "ww");
+	pw_manifest m = { 0 };
+	pw_extract_opts o = { .archive = fixture("world_writable"), .dest = dest, .manifest = &m, .root = "python" };
+	pw_err *e = pw_extract(&o, NULL);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct stat st;
+		assert_int_equal(lstat(tpath(want[i].path), &st), 0);
+		if ((st.st_mode & 07777) != want[i].mode)
+			fail_msg("%s: mode %o, want %o", want[i].path, (unsigned)(st.st_mode & 07777),
+				 (unsigned)want[i].mode);
+	}
+	for (size_t i = 0; i < m.count; i++)
+		assert_int_equal(m.items[i].mode & 022, 0); /* the manifest says what is on disk */
+	pw_manifest_clear(&m);
+	remove_tree(dest);
+	assert_nothing_outside();
+}
+
+/* A small archive that unpacks huge stops at the first write that would
+ * leave less than the margin free on a small file system (a tmpfs, root
+ * only), with "disk full" and the real limits, not at ENOSPC. */
+static void test_space_guard(void **state)
+{
+	(void)state;
+	TPATH(mnt, "small");
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=24m tmpfs '%s' 2>/dev/null", mnt);
+	if (geteuid() != 0 || system(cmd) != 0) {
+		rmdir(mnt);
+		skip(); /* mounting a small file system needs root */
+	}
+	TPATH(dest, "small/bomb");
+	pw_extract_result res;
+	pw_extract_opts o = { .archive = fixture("bomb"), .dest = dest };
+	pw_err *e = pw_extract(&o, &res);
+	const char *msg = e ? pw_err_message(e) : "extracted";
+	bool ok = pw_err_code(e) == PW_ERR_IO && res.disk_full &&
+		  strstr(msg, "disk full: writing 'python/zeros' into") &&
+		  strstr(msg, "would leave less than 1 MiB free") &&
+		  strstr(msg, "pyward unpacks at most 100000 entries and 2048 MiB");
+	snprintf(cmd, sizeof cmd, "umount '%s'", mnt);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rmdir(mnt), 0);
+	if (!ok)
+		fail_msg("%s", msg);
+	pw_err_free(e);
 	assert_nothing_outside();
 }
 
@@ -767,6 +858,16 @@ int main(void)
 		HOSTILE(19, "notgzip"),
 		HOSTILE(20, "truncated"),
 		HOSTILE(21, "lying_size"),
+		HOSTILE(22, "hardlink_data"),
+		HOSTILE(23, "root_climb"),
+		HOSTILE(24, "root_marker"),
+		HOSTILE(25, "root_deep"),
+		HOSTILE(26, "root_outside"),
+		HOSTILE(27, "root_not_dir"),
+		HOSTILE(28, "root_hardlink"),
+		cmocka_unit_test(test_root_links_allowed_without_root),
+		cmocka_unit_test(test_world_writable_masked),
+		cmocka_unit_test(test_space_guard),
 		cmocka_unit_test(test_dest_must_not_exist),
 		cmocka_unit_test(test_missing_archive),
 		cmocka_unit_test(test_cancel_before),
