@@ -155,6 +155,12 @@ static const rule rules[] = {
 	{ "CertificateError", NULL, PW_PIP_NOT_NETWORK,
 	  N_("the TLS certificate does not match the host (CertificateError)") },
 
+	/* pip does not check Content-Length: a download the network cut short,
+	 * or a corrupt or stale mirror, ends here. The index's own #sha256=
+	 * still guards the next source, so nothing unverified is installed. */
+	{ "DO NOT MATCH THE HASHES", NULL, PW_PIP_NETWORK,
+	  N_("a download's sha256 differed from the one the index listed (cut short, or a "
+	     "corrupt or stale mirror); the next source is tried") },
 	{ "ProxyError", NULL, PW_PIP_NETWORK, N_("urllib3 ProxyError (the proxy refused or failed)") },
 	{ "Cannot connect to proxy", NULL, PW_PIP_NETWORK,
 	  N_("urllib3 ProxyError (the proxy refused or failed)") },
@@ -199,7 +205,6 @@ static const rule rules[] = {
 	{ "Invalid requirement", NULL, PW_PIP_NOT_NETWORK, N_("a requirement is not valid (Invalid requirement)") },
 	{ "is not a trusted or secure host", NULL, PW_PIP_NOT_NETWORK,
 	  N_("pip ignored a plain-http index it does not trust (--trusted-host)") },
-	{ "DO NOT MATCH THE HASHES", NULL, PW_PIP_NOT_NETWORK, N_("a download did not match its hash") },
 	{ "subprocess-exited-with-error", NULL, PW_PIP_NOT_NETWORK, R_BUILD },
 	{ "metadata-generation-failed", NULL, PW_PIP_NOT_NETWORK, R_BUILD },
 	{ "Failed building wheel", NULL, PW_PIP_NOT_NETWORK, R_BUILD },

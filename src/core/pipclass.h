@@ -23,7 +23,9 @@ const char *pw_pipclass_name(pw_pip_class c); /* "ok", "network", "not-network",
  * *reason (may be NULL) gets a static phrase naming the evidence, e.g.
  * "urllib3 NewConnectionError (connection refused)". Order of evidence:
  * exit 0; certificate-verification markers (CERTIFICATE_VERIFY_FAILED …)
- * → not-network; network markers (Retrying banner, NewConnectionError,
+ * → not-network; a digest mismatch (THESE PACKAGES DO NOT MATCH THE
+ * HASHES: a download cut short, a corrupt or stale mirror) → network, so
+ * the next source is tried; network markers (Retrying banner, NewConnectionError,
  * ConnectTimeoutError, ReadTimeoutError, ProtocolError, Connection reset,
  * Name or service not known, Temporary failure in name resolution,
  * ProxyError, TLS handshake EOF …) → network, even when the output also

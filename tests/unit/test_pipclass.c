@@ -305,6 +305,8 @@ static const expectation expected[] = {
 	{ "proxy-403", PW_PIP_NETWORK, "ProxyError" },
 	{ "files500", PW_PIP_NETWORK, "5xx" },
 	{ "files502", PW_PIP_NETWORK, "5xx" },
+	/* the wheel's body cut at half its Content-Length (indexd --mode cutfiles) */
+	{ "hashcut", PW_PIP_NETWORK, "sha256 differed" },
 	{ "status500", PW_PIP_AMBIGUOUS, "listed no versions" },
 	{ "status503", PW_PIP_AMBIGUOUS, "listed no versions" },
 	{ "empty", PW_PIP_AMBIGUOUS, "listed no versions" },
@@ -555,8 +557,9 @@ static void test_definite_failures(void **state)
 	expect_class(1, "ERROR: Invalid requirement: 'a b'\n", PW_PIP_NOT_NETWORK, "Invalid requirement");
 	expect_class(1, "  error: subprocess-exited-with-error\n  Failed building wheel for x\n",
 		     PW_PIP_NOT_NETWORK, "build");
+	/* not definite: another source may serve the bytes the index listed */
 	expect_class(1, "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.\n",
-		     PW_PIP_NOT_NETWORK, "hash");
+		     PW_PIP_NETWORK, "sha256 differed");
 	expect_class(2, "Usage: pip install [options]\n\nno such option: --bogus\n", PW_PIP_NOT_NETWORK,
 		     "option");
 	expect_class(1, "ERROR: Could not install packages due to an OSError: [Errno 28] "
