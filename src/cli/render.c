@@ -3,10 +3,10 @@
 
 #include "cli/render.h"
 
+#include "fetch.h"
 #include "i18n.h"
 #include "pipclass.h"
-
-#include "fetch.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <langinfo.h>
@@ -48,16 +48,47 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
-/* The command line is recorded in the catalog: a URL argument's
- * user:password@ is hidden (pw_fetch_url_shown). */
+/* Options whose value is a URL or proxy: any userinfo in it is hidden,
+ * a bare "token@host" too. */
+static bool url_option(const char *arg)
+{
+	static const char *const names[] = { "--index", "--proxy", "--mirror", "--index-url", "-i",
+					     "--extra-index-url", "--find-links", "-f" };
+	size_t n = strcspn(arg, "=");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == n && strncmp(arg, names[i], n) == 0)
+			return true;
+	return false;
+}
+
+/* One argument as recorded and shown (redact.h). */
+static char *arg_shown(const char *prev, const char *arg)
+{
+	if (prev && url_option(prev) && !strchr(prev, '='))
+		return pw_redact_url(arg);
+	if (url_option(arg) && strchr(arg, '=')) {
+		char *v = pw_redact_url(strchr(arg, '=') + 1);
+		char *out = xasprintf("%.*s=%s", (int)strcspn(arg, "="), arg, v);
+		free(v);
+		return out;
+	}
+	return pw_redact_text(arg);
+}
+
+/* The command line is recorded in the catalog: no URL's or proxy's
+ * user:password@ is kept. */
 char *pw_render_cmdline(int argc, char *const *argv)
 {
+	/* "***" may be longer than what it hides: size from the shown forms. */
+	char **shown = xcalloc((size_t)argc + 1, sizeof *shown);
 	size_t cap = 1;
-	for (int i = 0; i < argc; i++)
-		cap += (strlen(argv[i]) + 3) * 4 + 3; /* "***" may be longer than what it hides */
+	for (int i = 0; i < argc; i++) {
+		shown[i] = arg_shown(i ? argv[i - 1] : NULL, argv[i]);
+		cap += strlen(shown[i]) * 4 + 3;
+	}
 	char *out = xmalloc(cap), *p = out;
 	for (int i = 0; i < argc; i++) {
-		char *arg = pw_fetch_url_shown(argv[i]);
+		char *arg = shown[i];
 		if (i)
 			*p++ = ' ';
 		if (!needs_quotes(arg)) {
@@ -72,6 +103,7 @@ char *pw_render_cmdline(int argc, char *const *argv)
 		free(arg);
 	}
 	*p = '\0';
+	free(shown);
 	return out;
 }
 

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "i18n.h"
 #include "proc.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -768,6 +769,8 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 
 	sqlite3_stmt *st = NULL;
 	int64_t rowid = 0;
+	/* Whatever a caller passes, no URL's password is stored. */
+	char *args = pw_redact_text(op->args);
 	e = tx_begin(c);
 	if (!e)
 		e = prep(c, SQL_OP_INSERT, &st);
@@ -775,7 +778,7 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 		binder b = { st, SQLITE_OK };
 		bind_text(&b, 1, op->kind);
 		bind_text(&b, 2, op->target);
-		bind_text(&b, 3, op->args ? op->args : "");
+		bind_text(&b, 3, args);
 		bind_text(&b, 4, now);
 		bind_buf(&b, 5, a->user, sizeof a->user);
 		bind_int(&b, 6, (int64_t)a->uid);
@@ -793,6 +796,7 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 	if (!e)
 		rowid = sqlite3_last_insert_rowid(c->db);
 	sqlite3_finalize(st);
+	free(args);
 	e = tx_end(c, e);
 	if (e)
 		return e;
@@ -859,6 +863,7 @@ pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, con
 	int64_t elapsed = start_ms >= 0 ? pw_clock_mono_ms() - start_ms : -1;
 
 	sqlite3_stmt *st = NULL;
+	char *reason = stop_reason ? pw_redact_text(stop_reason) : NULL;
 	e = tx_begin(c);
 	if (!e)
 		e = prep(c, SQL_OP_FINISH, &st);
@@ -867,7 +872,7 @@ pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, con
 		bind_int(&b, 1, id);
 		bind_text(&b, 2, now);
 		bind_text(&b, 3, outcome);
-		bind_text(&b, 4, stop_reason);
+		bind_text(&b, 4, reason);
 		if (elapsed >= 0)
 			bind_int(&b, 5, elapsed);
 		e = bound(c, &b);
@@ -877,6 +882,7 @@ pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, con
 	if (!e && sqlite3_changes(c->db) == 0)
 		e = finish_missed(c, id);
 	sqlite3_finalize(st);
+	free(reason);
 	e = tx_end(c, e);
 	if (!e) {
 		forget(c, id);
@@ -930,10 +936,33 @@ static pw_err *next_seq(pw_catalog *c, int64_t op_id, int *seq)
 	return e;
 }
 
+/* The text columns of an attempt as stored: no URL's password. */
+typedef struct attempt_text {
+	char *index_url, *proxy, *argv, *output_tail;
+} attempt_text;
+
+static void attempt_text_make(attempt_text *t, const pw_attempt_rec *a)
+{
+	t->index_url = a->index_url ? pw_redact_url(a->index_url) : NULL;
+	t->proxy = a->proxy ? pw_redact_url(a->proxy) : NULL;
+	t->argv = pw_redact_text(a->argv);
+	t->output_tail = a->output_tail ? pw_redact_text(a->output_tail) : NULL;
+}
+
+static void attempt_text_clear(attempt_text *t)
+{
+	free(t->index_url);
+	free(t->proxy);
+	free(t->argv);
+	free(t->output_tail);
+}
+
 static pw_err *insert_attempt(pw_catalog *c, const pw_attempt_rec *a, int seq, int64_t *id)
 {
 	char now[32];
 	sqlite3_stmt *st;
+	attempt_text t;
+	attempt_text_make(&t, a);
 	pw_err *e = prep(c, SQL_ATTEMPT_INSERT, &st);
 	if (!e) {
 		if (!a->started_at)
@@ -941,14 +970,14 @@ static pw_err *insert_attempt(pw_catalog *c, const pw_attempt_rec *a, int seq, i
 		binder b = { st, SQLITE_OK };
 		bind_int(&b, 1, a->operation_id);
 		bind_int(&b, 2, seq);
-		bind_text(&b, 3, a->index_url);
-		bind_text(&b, 4, a->proxy);
-		bind_text(&b, 5, a->argv ? a->argv : "");
+		bind_text(&b, 3, t.index_url);
+		bind_text(&b, 4, t.proxy);
+		bind_text(&b, 5, t.argv);
 		bind_int(&b, 6, a->exit_code);
 		bind_text(&b, 7, a->klass ? a->klass : "");
 		bind_text(&b, 8, a->started_at ? a->started_at : now);
 		bind_int(&b, 9, a->duration_ms);
-		bind_text(&b, 10, a->output_tail);
+		bind_text(&b, 10, t.output_tail);
 		e = bound(c, &b);
 	}
 	if (!e)
@@ -956,6 +985,7 @@ static pw_err *insert_attempt(pw_catalog *c, const pw_attempt_rec *a, int seq, i
 	if (!e)
 		*id = sqlite3_last_insert_rowid(c->db);
 	sqlite3_finalize(st);
+	attempt_text_clear(&t);
 	return e;
 }
 

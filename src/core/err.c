@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "err.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
@@ -18,8 +19,11 @@ static pw_err *err_alloc(pw_errcode code, const char *hint, char *message)
 {
 	pw_err *e = xcalloc(1, sizeof *e);
 	e->code = code;
-	e->message = message;
-	e->hint = hint ? xstrdup(hint) : NULL;
+	/* Messages travel everywhere (screens, logs, the catalog): no URL's
+	 * password may ride along. */
+	e->message = pw_redact_text(message);
+	free(message);
+	e->hint = hint ? pw_redact_text(hint) : NULL;
 	return e;
 }
 
@@ -54,7 +58,8 @@ pw_err *pw_err_prefix(pw_err *e, const char *fmt, ...)
 	char *msg = xasprintf("%s: %s", head, e->message);
 	free(head);
 	free(e->message);
-	e->message = msg;
+	e->message = pw_redact_text(msg);
+	free(msg);
 	return e;
 }
 
@@ -63,7 +68,7 @@ pw_err *pw_err_set_hint(pw_err *e, const char *hint)
 	if (!e)
 		return NULL;
 	free(e->hint);
-	e->hint = hint ? xstrdup(hint) : NULL;
+	e->hint = hint ? pw_redact_text(hint) : NULL;
 	return e;
 }
 

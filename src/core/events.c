@@ -3,6 +3,7 @@
 
 #include "events.h"
 #include "i18n.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
@@ -17,7 +18,9 @@ void pw_events_log(const pw_events *ev, pw_log_level level, const char *fmt, ...
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	ev->log(ev->ud, level, msg);
+	char *shown = pw_redact_text(msg);
+	ev->log(ev->ud, level, shown);
+	free(shown);
 	free(msg);
 }
 

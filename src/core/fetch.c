@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "fetch.h"
+#include "redact.h"
 #include "clock.h"
 #include "digest.h"
 #include "i18n.h"
@@ -129,26 +130,10 @@ static void set_common(job *j, const char *ca_file)
 
 /* ---------------------------------------------------------------- url words */
 
-/* By hand rather than with libcurl's URL API: that would re-encode and
- * normalise the rest of the URL, and refuse the malformed ones an error
- * message most needs to show. The authority ends at the first '/', '?' or
- * '#' after "://"; its userinfo at the last '@' in it. */
+/* One redaction for every URL-like value: redact.h. */
 char *pw_fetch_url_shown(const char *url)
 {
-	if (!url)
-		return xstrdup("");
-	const char *sep = strstr(url, "://");
-	if (!sep)
-		return xstrdup(url);
-	const char *auth = sep + 3;
-	size_t alen = strcspn(auth, "/?#");
-	const char *at = NULL;
-	for (const char *p = auth; p < auth + alen; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
-		return xstrdup(url);
-	return xasprintf("%.*s***%s", (int)(auth - url), url, at);
+	return pw_redact_url(url);
 }
 
 /* The URL now being fetched (after redirects), credentials hidden. */

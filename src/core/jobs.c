@@ -7,6 +7,7 @@
 #include "i18n.h"
 #include "joblog.h"
 #include "proc.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -54,6 +55,14 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* Command lines and reasons: stored without any URL's password. */
+static void bind_redacted(sqlite3_stmt *st, int i, const char *s)
+{
+	char *r = s ? pw_redact_text(s) : NULL;
+	bind_text(st, i, r);
+	free(r);
+}
+
 /* Run a prepared statement that returns no rows, then finalize it. */
 static pw_err *run_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 {
@@ -95,7 +104,7 @@ static pw_err *insert_job(sqlite3 *db, const pw_job_start *s, const char *now, i
 		return e;
 	bind_text(st, 1, s->kind);
 	bind_text(st, 2, s->target);
-	bind_text(st, 3, s->args ? s->args : "");
+	bind_redacted(st, 3, s->args ? s->args : "");
 	bind_text(st, 4, s->workspace);
 	sqlite3_bind_double(st, 5, s->budget_s);
 	bind_text(st, 6, a.user);
@@ -213,7 +222,7 @@ static pw_err *store_end(sqlite3 *db, int64_t id, const char *outcome, int statu
 	bind_text(st, 2, now);
 	bind_text(st, 3, outcome);
 	sqlite3_bind_int(st, 4, status);
-	bind_text(st, 5, reason);
+	bind_redacted(st, 5, reason);
 	bind_text(st, 6, _("cancelled by %s at %s ('pyward jobs cancel')"));
 	return run_done(db, st, _("recording the end of a job"));
 }

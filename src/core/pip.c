@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "fetch.h"
 #include "i18n.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -74,11 +75,44 @@ typedef struct line_tap {
 static void tap_line(void *ud, pw_stream s, const char *line, size_t len)
 {
 	line_tap *t = ud;
-	if (t->rq->on_line)
-		t->rq->on_line(t->rq->line_ud, s, line, len);
+	if (!t->rq->on_line)
+		return;
+	/* pip hides passwords in most, not all, of what it prints. */
+	char *raw = xstrndup(line, len), *shown = pw_redact_text(raw);
+	t->rq->on_line(t->rq->line_ud, s, shown, strlen(shown));
+	free(shown);
+	free(raw);
 }
 
-static const char **attempt_argv(const pw_pip_request *rq, const char *index, const char *proxy)
+/* Index and proxy reach pip through its environment, never its argv: a
+ * command line is readable by every user of the machine (ps, /proc). */
+static char **attempt_env(const pw_pip_request *rq, const char *index, const char *proxy)
+{
+	size_t n = 0;
+	while (rq->env_add && rq->env_add[n])
+		n++;
+	char **env = xcalloc(n + 4, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		env[k++] = xstrdup(rq->env_add[i]);
+	/* Bytecode written by pip can be cut short by a full disk and would
+	 * then break every later run (marshal data too short). */
+	env[k++] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
+	if (index)
+		env[k++] = xasprintf("PIP_INDEX_URL=%s", index);
+	if (proxy)
+		env[k++] = xasprintf("PIP_PROXY=%s", proxy);
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static const char **attempt_argv(const pw_pip_request *rq)
 {
 	size_t n = 0;
 	while (rq->pip_args[n])
@@ -96,14 +130,6 @@ static const char **attempt_argv(const pw_pip_request *rq, const char *index, co
 				 "--disable-pip-version-check" };
 	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
 		av[k++] = common[i];
-	if (index) {
-		av[k++] = "--index-url";
-		av[k++] = index;
-	}
-	if (proxy) {
-		av[k++] = "--proxy";
-		av[k++] = proxy;
-	}
 	return av;
 }
 
@@ -125,21 +151,13 @@ static char *join_argv(const char *const *av)
 /* The command as it may be shown and recorded: URLs without credentials. */
 static char *join_argv_shown(const char *const *av)
 {
-	size_t n = 0;
-	while (av[n])
-		n++;
-	char **shown = xcalloc(n + 1, sizeof *shown);
-	for (size_t i = 0; i < n; i++)
-		shown[i] = strstr(av[i], "://") ? pw_fetch_url_shown(av[i]) : xstrdup(av[i]);
-	char *out = join_argv((const char *const *)shown);
-	for (size_t i = 0; i < n; i++)
-		free(shown[i]);
-	free(shown);
+	char *raw = join_argv(av), *out = pw_redact_text(raw);
+	free(raw);
 	return out;
 }
 
 /* The last few lines of text, at most TAIL_BYTES. */
-static char *tail_of(const char *text)
+static char *tail_of_raw(const char *text)
 {
 	size_t len = strlen(text);
 	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
@@ -153,6 +171,15 @@ static char *tail_of(const char *text)
 	if (start < len && text[start] == '\n')
 		start++;
 	return xstrndup(text + start, len - start);
+}
+
+/* pip does not hide every password it prints ("Looking in indexes:" shows
+ * one holding a '/'), and the tail is shown, recorded and logged. */
+static char *tail_of(const char *text)
+{
+	char *raw = tail_of_raw(text), *out = pw_redact_text(raw);
+	free(raw);
+	return out;
 }
 
 static char *combined_output(const pw_run_result *r)
@@ -228,17 +255,19 @@ static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char 
 		       pw_pip_attempt **out)
 {
 	pw_pip_attempt *a = new_attempt(res, index, proxy);
-	const char **av = attempt_argv(rq, index, proxy);
+	const char **av = attempt_argv(rq);
+	char **env = attempt_env(rq, index, proxy);
 	a->argv = join_argv_shown(av);
 	pw_events_log(rq->events, PW_LOG_INFO, _("attempt %zu: pip %s%s%s%s%s"), res->count, rq->pip_args[0],
 		      a->index ? _(" from ") : "", a->index ? a->index : "", a->proxy ? _(" via ") : "",
 		      a->proxy ? a->proxy : "");
 	line_tap tap = { rq };
-	pw_run_opts ro = { .argv = av, .cwd = rq->cwd, .env_add = rq->env_add, .deadline_ms = rq->deadline_ms,
+	pw_run_opts ro = { .argv = av, .cwd = rq->cwd, .env_add = (const char *const *)env, .deadline_ms = rq->deadline_ms,
 			   .cancel = rq->cancel, .cap_bytes = 256 * 1024, .on_line = tap_line, .ud = &tap };
 	pw_run_result *r = NULL;
 	pw_err *e = pw_run(&ro, &r);
 	free(av);
+	env_free(env);
 	if (e) {
 		a->output_tail = xstrdup(pw_err_message(e));
 		record(rq, a);

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "pipclass.h"
+#include "redact.h"
 #include "i18n.h"
 #include "libload.h"
 #include "sigpipe.h"
@@ -273,21 +274,6 @@ static bool is_project_name(const char *s)
 	return true;
 }
 
-/* The URL with any user:password left out: details are shown and logged. */
-static char *url_without_credentials(const char *url)
-{
-	CURLU *u = curl_url();
-	char *clean = NULL, *out;
-	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_set(u, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
-	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK)
-		curl_url_get(u, CURLUPART_URL, &clean, 0);
-	out = xstrdup(clean ? clean : url);
-	curl_free(clean);
-	curl_url_cleanup(u);
-	return out;
-}
-
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
 	probe *p = ud;
@@ -448,7 +434,7 @@ static pw_pip_class probe_checked(const char *index_url, const char *project, co
 	char *norm = pw_pipclass_normalize(project);
 	probe p = { 0 };
 	p.url = xasprintf("%.*s/%s/", (int)n, index_url, norm);
-	p.shown = url_without_credentials(p.url);
+	p.shown = pw_redact_url(p.url); /* details are shown and logged */
 	pw_pip_class c = probe_run(&p, norm, proxy, ca_file,
 				   timeout_s > 0 ? (long)timeout_s : PROBE_DEFAULT_TIMEOUT_S, detail);
 	if (p.curl)
@@ -465,9 +451,9 @@ pw_pip_class pw_pipclass_probe_index(const char *index_url, const char *project,
 {
 	char *msg = NULL;
 	pw_pip_class c = probe_checked(index_url, project, proxy, ca_file, timeout_s, &msg);
+	/* libcurl's own words may quote the proxy as given. */
 	if (detail)
-		*detail = msg;
-	else
-		free(msg);
+		*detail = pw_redact_text(msg);
+	free(msg);
 	return c;
 }
