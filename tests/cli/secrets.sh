@@ -41,15 +41,11 @@ STALL_HP=${STALL_HP%%/*}
 	pwtest-alpha >"$WORLD/bg.out" 2>"$WORLD/bg.err" &
 BG=$!
 JOB_PIDS="$JOB_PIDS $BG"
+# pyward's child that runs pip (polled, at most 10 s)
 PIP_PID=""
 i=0
 while [ -z "$PIP_PID" ] && [ $i -lt 100 ]; do
-	for d in /proc/[0-9]*; do
-		if tr "\\0" " " 2>/dev/null <"$d/cmdline" | grep -q -- "^$WS/.venv/bin/python -m pip install"; then
-			PIP_PID=${d#/proc/}
-			break
-		fi
-	done
+	PIP_PID=$(ps -o pid=,args= --ppid "$BG" 2>/dev/null | awk '/-m pip install/ {print $1; exit}')
 	[ -n "$PIP_PID" ] || sleep 0.1
 	i=$((i + 1))
 done
