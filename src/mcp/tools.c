@@ -11,6 +11,11 @@
 
 /* tools/list order: what an agent reaches for first. */
 static const pw_mcp_tool *const table[] = {
+	&pw_mcp_tool_pyenv_discover,
+	&pw_mcp_tool_pyenv_create,
+	&pw_mcp_tool_pyenv_install,
+	&pw_mcp_tool_pyenv_uninstall,
+	&pw_mcp_tool_pyenv_remove,
 	&pw_mcp_tool_python,
 	&pw_mcp_tool_runtime_status,
 	&pw_mcp_tool_runtime_install,

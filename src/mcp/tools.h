@@ -51,6 +51,11 @@ json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v);
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 
 /* The tools, defined beside the code that runs them. */
+extern const pw_mcp_tool pw_mcp_tool_pyenv_discover;
+extern const pw_mcp_tool pw_mcp_tool_pyenv_create;
+extern const pw_mcp_tool pw_mcp_tool_pyenv_install;
+extern const pw_mcp_tool pw_mcp_tool_pyenv_uninstall;
+extern const pw_mcp_tool pw_mcp_tool_pyenv_remove;
 extern const pw_mcp_tool pw_mcp_tool_python;
 extern const pw_mcp_tool pw_mcp_tool_runtime_status;
 extern const pw_mcp_tool pw_mcp_tool_runtime_install;

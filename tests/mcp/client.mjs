@@ -15,7 +15,8 @@ import path from 'node:path';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 const PYWARD = env.PYWARD;
-const EXPECTED_TOOLS = ['python', 'runtime_status', 'runtime_install'];
+const EXPECTED_TOOLS = ['pyenv_discover', 'pyenv_create', 'pyenv_install', 'pyenv_uninstall', 'pyenv_remove',
+  'python', 'runtime_status', 'runtime_install'];
 
 // ---------------------------------------------------------------- TAP
 let n = 0;
@@ -208,6 +209,55 @@ async function runtimeSession() {
     'history records the install with the user and the agent (client name and version)', h.stdout.slice(0, 1500));
 }
 
+// ---------------------------------------------------------------- environments
+async function venvSession() {
+  const { client } = await sdkClient([], 'venv-agent');
+  const call = (name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts);
+  let r = await call('pyenv_discover', {});
+  ok(!r.isError && structured(r).environments.some((e) => e.path === env.VENV), 'pyenv_discover finds the workspace\'s .venv', r);
+  r = await call('pyenv_create', { path: 'env2' });
+  ok(!r.isError && structured(r).path === `${env.WS}/env2` && structured(r).existed === false, 'pyenv_create makes env2', r);
+  r = await call('pyenv_create', { path: 'env2' });
+  is(structured(r).existed, true, 'pyenv_create again: it existed, nothing to do');
+  const progress = [];
+  r = await call('pyenv_install', { packages: ['pwtest-alpha==1.0'], venv: 'env2', index: env.INDEX_OK },
+    { onprogress: (p) => progress.push(p), timeout: 120000 });
+  const att = structured(r).attempts || [];
+  ok(!r.isError && structured(r).outcome === 'ok' && att.length === 1 && att[0].class === 'ok'
+    && att[0].index_url === env.INDEX_OK && typeof att[0].duration_ms === 'number' && att[0].exit_code === 0,
+  'pyenv_install: ok, the attempt with its index, class, exit code and duration', r);
+  ok(progress.length >= 1, 'pyenv_install: progress notifications arrived (pip\'s lines)', progress.length);
+  r = await call('python', { code: 'import pwtest_alpha; pwtest_alpha.VERSION', venv: 'env2' });
+  is(structured(r).value, "'1.0'", 'the installed package imports in the python tool with that venv');
+  r = await call('pyenv_install', { packages: ['pwtest-beta'], venv: 'env2', index: env.INDEX_STALL, timeout_ms: 3000 },
+    { timeout: 120000 });
+  ok(r.isError && structured(r).outcome === 'timed-out' && /time budget/.test(structured(r).stop_reason || ''),
+    'pyenv_install: a budget stop is a tool error with the stop reason', r);
+  r = await call('pyenv_install', { packages: ['--index-url=http://evil/'], venv: 'env2' });
+  ok(r.isError && structured(r).error, 'pyenv_install: an option smuggled in as a package is refused', r);
+  r = await call('pyenv_uninstall', { packages: ['pwtest-alpha'], venv: 'env2' });
+  ok(!r.isError && structured(r).outcome === 'ok', 'pyenv_uninstall: ok', r);
+  r = await call('pyenv_remove', { venv: '../..' });
+  ok(r.isError && structured(r).error, 'pyenv_remove: a path outside the workspace is refused', r);
+  r = await call('pyenv_remove', { venv: 'env2' });
+  ok(!r.isError && structured(r).removed === `${env.WS}/env2`, 'pyenv_remove: env2 removed', r);
+  r = await call('pyenv_discover', {});
+  ok(!structured(r).environments.some((e) => /env2$/.test(e.path)), 'pyenv_discover: env2 is gone');
+  await rejects(call('pyenv_discover', { depth: 99 }), (e) => e.code === -32602 && /arguments\.depth/.test(e.message),
+    'pyenv_discover: depth out of range is invalid params naming the field');
+  await client.close();
+  const ro = await sdkClient(['--mode', 'read-only'], 'ro-agent');
+  r = await ro.client.callTool({ name: 'pyenv_create', arguments: { path: 'env3' } });
+  ok(r.isError && /read-only/.test(structured(r).error?.message || ''), 'read-only mode: pyenv_create refused with the policy message', r);
+  r = await ro.client.callTool({ name: 'pyenv_install', arguments: { packages: ['pwtest-alpha'] } });
+  ok(r.isError && /read-only/.test(structured(r).error?.message || ''), 'read-only mode: pyenv_install refused', r);
+  r = await ro.client.callTool({ name: 'pyenv_discover', arguments: {} });
+  ok(!r.isError, 'read-only mode: pyenv_discover works');
+  await ro.client.close();
+  const h = await pywardCli(['--json', 'history', '--kind', 'venv.install']);
+  ok(/venv-agent 9\.8\.7/.test(h.stdout), 'history records the installs with the agent', h.stdout.slice(0, 800));
+}
+
 // ---------------------------------------------------------------- the Inspector
 function inspector(args) {
   const bin = path.join(here, 'node_modules', '.bin', 'mcp-inspector');
@@ -357,6 +407,7 @@ const timed = async (name, fn) => {
 try {
   await timed('SDK', sdkSession);
   await timed('runtime', runtimeSession);
+  await timed('environments', venvSession);
   await timed('Inspector', inspectorSession);
   await timed('by hand', rawSession);
 } catch (e) {

@@ -28,6 +28,12 @@ write_pins "$WORLD/data/runtime-pins.tsv" "$RT_VER" 1 \
 	"https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz" "$RT_SHA" "$RT_SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" > "$PYWARD_SYSTEM_CONFIG"
 export PYWARD_DATADIR="$WORLD/data" RT_VER RT_SHA
+# environments: a loopback PEP 503 index of tiny real wheels, and one that stalls
+make_wheels || skip_all "could not build the test wheels"
+start_index ok ok || skip_all "could not start the index server"
+start_index stall stall || skip_all "could not start the stalling index server"
+export INDEX_OK="$INDEX_ok_URL" INDEX_STALL="$INDEX_stall_URL"
+unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 stop_host() {
 	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
 	[ -n "$_p" ] || return 0
@@ -36,5 +42,5 @@ stop_host() {
 	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 	return 0
 }
-trap 'stop_host; stop_httpsd; rm -rf "$WORLD"' EXIT
+trap 'stop_host; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
 node "$TOP_SRCDIR/tests/mcp/client.mjs"
