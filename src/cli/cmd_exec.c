@@ -3,6 +3,8 @@
 
 #include "cli/cli.h"
 
+#include "ops/op_exec.h"
+
 #include "clock.h"
 #include "i18n.h"
 #include "runner.h"
@@ -28,26 +30,6 @@ static void pass_line(void *ud, pw_stream s, const char *line, size_t len)
 	fwrite(line, 1, len, out);
 	fputc('\n', out);
 	fflush(out);
-}
-
-static int exit_status_of(const pw_run_result *r)
-{
-	switch (pw_run_result_status(r)) {
-	case PW_RUN_EXITED: return pw_run_result_exit_code(r);
-	case PW_RUN_SIGNALLED: return 128 + pw_run_result_signal(r);
-	case PW_RUN_TIMED_OUT: return PW_EXIT_TIMEOUT;
-	case PW_RUN_CANCELLED: return PW_EXIT_INTERRUPTED;
-	}
-	return PW_EXIT_FAILED;
-}
-
-static const char **build_argv(const char *python, int argc, char **argv, int first)
-{
-	const char **av = xcalloc((size_t)(argc - first) + 2, sizeof *av);
-	av[0] = python;
-	for (int i = first; i < argc; i++)
-		av[i - first + 1] = argv[i];
-	return av;
 }
 
 /* Where the interpreter's own arguments begin: after "--", or at "-c", "-"
@@ -89,27 +71,18 @@ static int run_exec(pw_cli *cli, int argc, char **argv)
 		return PW_EXIT_USAGE;
 	}
 	pw_err *e = pw_cli_prepare(cli);
-	char *python = NULL;
-	if (!e)
-		e = pw_runtime_python(cli->ctx.box_root, &python);
 	if (e)
 		return pw_cli_fail(cli, e);
-	const char **av = build_argv(python, argc, argv, first);
-	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
-	pw_run_opts o = {
-		.argv = av, .cwd = cli->ctx.workspace, .env_add = env_add,
-		.deadline_ms = pw_clock_deadline_after(cli->ctx.timeout), .cancel = pw_cli_interrupt_token(),
-		.stdin_path = "/dev/stdin", .on_line = pass_line,
-	};
-	pw_run_result *r = NULL;
-	e = pw_run(&o, &r);
-	int rc = e ? pw_cli_report(cli, e) : exit_status_of(r);
-	if (!e && pw_run_result_status(r) == PW_RUN_TIMED_OUT)
+	pw_op_exec_request rq = { .args = (const char *const *)argv + first, .stdin_path = "/dev/stdin",
+				  .on_line = pass_line };
+	pw_op_io io = { .cancel = pw_cli_interrupt_token() };
+	pw_op_exec_result r = { 0 };
+	e = pw_op_exec(&cli->ctx, &rq, &io, &r);
+	int rc = e ? pw_cli_report(cli, e) : pw_op_exec_exit_status(&r);
+	if (!e && pw_run_result_status(r.run) == PW_RUN_TIMED_OUT)
 		fprintf(stderr, _("pyward: stopped after its %g s budget (the whole process group was killed)\n"), cli->ctx.timeout);
 	pw_err_free(e);
-	pw_run_result_free(&r);
-	free(av);
-	free(python);
+	pw_op_exec_clear(&r);
 	return rc;
 }
 

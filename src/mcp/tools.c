@@ -17,6 +17,7 @@ static const pw_mcp_tool *const table[] = {
 	&pw_mcp_tool_pyenv_uninstall,
 	&pw_mcp_tool_pyenv_remove,
 	&pw_mcp_tool_python,
+	&pw_mcp_tool_execute_code,
 	&pw_mcp_tool_runtime_status,
 	&pw_mcp_tool_runtime_install,
 };

@@ -57,6 +57,7 @@ extern const pw_mcp_tool pw_mcp_tool_pyenv_install;
 extern const pw_mcp_tool pw_mcp_tool_pyenv_uninstall;
 extern const pw_mcp_tool pw_mcp_tool_pyenv_remove;
 extern const pw_mcp_tool pw_mcp_tool_python;
+extern const pw_mcp_tool pw_mcp_tool_execute_code;
 extern const pw_mcp_tool pw_mcp_tool_runtime_status;
 extern const pw_mcp_tool pw_mcp_tool_runtime_install;
 

@@ -16,7 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 const PYWARD = env.PYWARD;
 const EXPECTED_TOOLS = ['pyenv_discover', 'pyenv_create', 'pyenv_install', 'pyenv_uninstall', 'pyenv_remove',
-  'python', 'runtime_status', 'runtime_install'];
+  'python', 'execute_code', 'runtime_status', 'runtime_install'];
 
 // ---------------------------------------------------------------- TAP
 let n = 0;
@@ -167,6 +167,10 @@ async function runtimeSession() {
 
   // a client that cannot ask the human: refused with what the human can do
   const mute = await sdkClient([], 'mute-agent');
+  r = await mute.client.callTool({ name: 'execute_code', arguments: { code: 'print(1)' } });
+  ok(r.isError && /not provisioned/.test(structured(r).error?.message || '') && /MB download/.test(structured(r).error.message)
+    && /pyward runtime install/.test(structured(r).error.hint), 'execute_code without a runtime: says how the human installs it and how big it is', r);
+
   r = await mute.client.callTool({ name: 'runtime_install', arguments: {} });
   ok(r.isError && structured(r).error.code === 'refused' && /consent/.test(structured(r).error.message)
     && structured(r).error.message.includes(env.RT_SHA) && /pyward runtime install/.test(structured(r).error.hint)
@@ -199,6 +203,11 @@ async function runtimeSession() {
     'progress notifications arrived during the install, strictly increasing', progress);
   r = await polite.client.callTool({ name: 'runtime_status', arguments: {} });
   is(structured(r).state, 'installed', 'runtime_status: installed');
+  r = await polite.client.callTool({ name: 'execute_code', arguments: { code: 'import sys; print(sys.prefix); print("e", file=sys.stderr)' } });
+  ok(!r.isError && structured(r).status === 'exited' && structured(r).exit_code === 0 && /runtime\/python/.test(structured(r).stdout)
+    && /e/.test(structured(r).stderr), 'execute_code runs once in the managed runtime, stdout and stderr captured', r);
+  r = await polite.client.callTool({ name: 'execute_code', arguments: { code: 'import time; time.sleep(30)', timeout_s: 1 } });
+  ok(r.isError && structured(r).status === 'timed-out', 'execute_code: the hard timeout stops it (a tool error)', r);
   r = await polite.client.callTool({ name: 'python', arguments: { code: 'import sys; sys.prefix' } });
   ok(!r.isError && /runtime\/python/.test(structured(r).value || ''), 'python without venv runs in the managed runtime', r);
   await polite.client.close();

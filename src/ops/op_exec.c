@@ -1,0 +1,83 @@
+/* exec: see op_exec.h. */
+#include "config.h"
+
+#include "ops/op_exec.h"
+
+#include "ops/json.h"
+
+#include "clock.h"
+#include "runtime.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+
+pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw_op_io *io, pw_op_exec_result *r)
+{
+	r->python = NULL;
+	r->run = NULL;
+	r->budget = ctx->timeout;
+	pw_err *e = pw_runtime_python(ctx->box_root, &r->python);
+	if (e)
+		return e;
+	size_t n = 0;
+	while (rq->args && rq->args[n])
+		n++;
+	const char **av = xcalloc(n + 2, sizeof *av);
+	av[0] = r->python;
+	for (size_t i = 0; i < n; i++)
+		av[i + 1] = rq->args[i];
+	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
+	pw_run_opts o = {
+		.argv = av, .cwd = ctx->workspace, .env_add = env_add,
+		.deadline_ms = pw_clock_deadline_after(ctx->timeout), .cancel = io ? io->cancel : NULL,
+		.cap_bytes = rq->cap_bytes, .stdin_path = rq->stdin_path, .on_line = rq->on_line, .ud = rq->line_ud,
+	};
+	e = pw_run(&o, &r->run);
+	free(av);
+	return e;
+}
+
+static const char *status_name(pw_run_status s)
+{
+	switch (s) {
+	case PW_RUN_EXITED: return "exited";
+	case PW_RUN_SIGNALLED: return "signalled";
+	case PW_RUN_TIMED_OUT: return "timed-out";
+	case PW_RUN_CANCELLED: return "cancelled";
+	}
+	return "exited";
+}
+
+json_t *pw_op_exec_json(const pw_op_exec_result *r)
+{
+	const pw_run_result *x = r->run;
+	pw_run_status st = pw_run_result_status(x);
+	return json_pack("{s:i,s:o,s:s,s:o,s:o,s:I,s:o,s:o,s:{s:I,s:I},s:o}", "schema", 1, "python",
+			 pw_json_str(r->python), "status", status_name(st), "exit_code",
+			 st == PW_RUN_EXITED ? json_integer(pw_run_result_exit_code(x)) : json_null(), "signal",
+			 st == PW_RUN_SIGNALLED ? json_integer(pw_run_result_signal(x)) : json_null(), "duration_ms",
+			 (json_int_t)pw_run_result_duration_ms(x), "stdout",
+			 pw_json_str(pw_run_result_output(x, PW_STREAM_STDOUT)), "stderr",
+			 pw_json_str(pw_run_result_output(x, PW_STREAM_STDERR)), "truncated", "stdout",
+			 (json_int_t)pw_run_result_dropped_bytes(x, PW_STREAM_STDOUT), "stderr",
+			 (json_int_t)pw_run_result_dropped_bytes(x, PW_STREAM_STDERR), "budget_s",
+			 r->budget > 0 ? json_real(r->budget) : json_null());
+}
+
+int pw_op_exec_exit_status(const pw_op_exec_result *r)
+{
+	switch (pw_run_result_status(r->run)) {
+	case PW_RUN_EXITED: return pw_run_result_exit_code(r->run);
+	case PW_RUN_SIGNALLED: return 128 + pw_run_result_signal(r->run);
+	case PW_RUN_TIMED_OUT: return PW_EXIT_TIMEOUT;
+	case PW_RUN_CANCELLED: return PW_EXIT_INTERRUPTED;
+	}
+	return PW_EXIT_FAILED;
+}
+
+void pw_op_exec_clear(pw_op_exec_result *r)
+{
+	pw_run_result_free(&r->run);
+	free(r->python);
+	r->python = NULL;
+}
