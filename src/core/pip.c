@@ -345,12 +345,15 @@ static pw_err *failure_error(const pw_pip_result *res, bool network)
 {
 	char *msg = NULL;
 	const pw_pip_attempt *last = &res->attempts[res->count - 1];
+	/* The attempts are not listed again here: each was reported as it
+	 * ended (the events sink), and the catalog keeps them with the operation. */
 	if (network)
-		append(&msg, _("every index failed for network reasons (%zu attempts):"), res->count);
+		append(&msg, P_("the only index failed for network reasons (%zu attempt)",
+				"every index failed for network reasons (%zu attempts)", res->count),
+		       res->count);
 	else
-		append(&msg, _("pip failed (%s), and another index would not help:"),
+		append(&msg, _("pip failed (%s), and another index would not help"),
 		       last->reason ? last->reason : pw_pipclass_name(last->klass));
-	list_attempts(&msg, res);
 	if (last->output_tail && *last->output_tail)
 		append(&msg, _("\nlast output:\n%s"), last->output_tail);
 	pw_err *e = network ? pw_err_new(PW_ERR_NETWORK,
@@ -380,12 +383,29 @@ static bool out_of_time(const pw_pip_request *rq)
 	return pw_cancel_raised(rq->cancel) || (rq->deadline_ms && pw_clock_mono_ms() >= rq->deadline_ms);
 }
 
+/* "3128, 8080" for the message that none of them answered. */
+static char *port_list(const pw_pip_request *rq)
+{
+	char *list = NULL;
+	for (size_t i = 0; i < rq->proxy_port_count; i++)
+		append(&list, "%s%d", i ? ", " : "", rq->proxy_ports[i]);
+	return list ? list : xstrdup("-");
+}
+
 /* After the first network failure with no proxy known: find a local one. */
 static char *probe_proxy(const pw_pip_request *rq, pw_pip_result *res)
 {
 	int port = pw_pip_find_proxy(rq->proxy_ports, rq->proxy_port_count, rq->probe_ms ? rq->probe_ms : 400);
 	if (port < 0) {
-		pw_events_log(rq->events, PW_LOG_INFO, _("no local proxy answers on the probed ports"));
+		char *list = port_list(rq);
+		pw_events_log(rq->events, PW_LOG_INFO,
+			      P_("no local proxy answers on 127.0.0.1 port %s (a proxy there is tried after a network "
+				 "failure; --proxy URL names one, the proxy_ports setting changes the ports)",
+				 "no local proxy answers on 127.0.0.1 ports %s (a proxy there is tried after a network "
+				 "failure; --proxy URL names one, the proxy_ports setting changes the ports)",
+				 rq->proxy_port_count),
+			      list);
+		free(list);
 		return NULL;
 	}
 	res->live_proxy = xasprintf("http://127.0.0.1:%d", port);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #define MAX_LINES 2000
+#define HSCROLL_STEP 20 /* columns per Left/Right */
 #define TABLE_ROWS 5
 
 typedef struct attempts_pane {
@@ -45,6 +46,7 @@ typedef struct attempts_pane {
 	char **lines;            /* output, oldest first */
 	size_t count;
 	int scroll;              /* rows above the newest; 0 follows the output */
+	int hscroll;             /* columns scrolled off the left of long output lines */
 	int out_rows;
 	char *filter;
 	bool looked;             /* the latest operation was looked up once */
@@ -152,10 +154,6 @@ static void show_finished(attempts_pane *p, int64_t op)
 		free(head);
 		add_text(p, a->output_tail);
 	}
-	if (p->stop) {
-		add_text(p, _("-- stop reason --"));
-		add_text(p, p->stop);
-	}
 	p->scroll = 0;
 }
 
@@ -237,11 +235,10 @@ static void on_event(void *self, const pw_job_event *ev)
 	case PW_JOB_DONE:
 		p->job = 0;
 		set_str(&p->now, NULL);
-		if (ev->err) {
+		/* The stop reason is shown above the output, not again in it:
+		 * its tail would repeat pip's output, which is already here. */
+		if (ev->err)
 			set_str(&p->stop, pw_err_message(ev->err));
-			add_text(p, _("-- stop reason --"));
-			add_text(p, p->stop);
-		}
 		load(p);
 		break;
 	case PW_JOB_PROGRESS: break;
@@ -302,6 +299,26 @@ static bool line_shown(const attempts_pane *p, size_t i)
 	return !p->filter || strstr(p->lines[i], p->filter);
 }
 
+/* A line drawn from column skip on; a mark at the left says part is hidden. */
+static void draw_from_column(WINDOW *win, int y, int x, int w, const char *line, int skip)
+{
+	if (skip <= 0) {
+		pw_draw_text(win, y, x, w, line);
+		return;
+	}
+	const char *s = line;
+	while (*s && pw_draw_width(line) - pw_draw_width(s) < skip)
+		s++;
+	while ((*s & 0xc0) == 0x80) /* not inside a character */
+		s++;
+	if (!*s)
+		return;
+	pw_draw_set(win, PW_C_DIM);
+	int used = pw_draw_text(win, y, x, 1, "<");
+	pw_draw_set(win, PW_C_NORMAL);
+	pw_draw_text(win, y, x + used, w - used, s);
+}
+
 static void draw_output(attempts_pane *p, WINDOW *win, pw_rect r, int y)
 {
 	pw_draw_set(win, PW_C_FRAME);
@@ -325,7 +342,7 @@ static void draw_output(attempts_pane *p, WINDOW *win, pw_rect r, int y)
 		if (!line_shown(p, i))
 			continue;
 		if (k >= begin && k < end)
-			pw_draw_text(win, row++, r.x, r.w, p->lines[i]);
+			draw_from_column(win, row++, r.x, r.w, p->lines[i], p->hscroll);
 		k++;
 	}
 }
@@ -358,6 +375,8 @@ static bool key(void *self, int ch)
 	case KEY_NPAGE: p->scroll = p->scroll > page ? p->scroll - page : 0; return true;
 	case KEY_HOME: p->scroll = MAX_LINES; return true;
 	case KEY_END: p->scroll = 0; return true;
+	case KEY_RIGHT: p->hscroll += HSCROLL_STEP; return true;
+	case KEY_LEFT: p->hscroll = p->hscroll > HSCROLL_STEP ? p->hscroll - HSCROLL_STEP : 0; return true;
 	case 'r':
 		if (p->job) {
 			load(p);
@@ -415,6 +434,7 @@ static void destroy(void *self)
 static const pw_help_key help_keys[] = {
 	{ N_("Up/Down, PgUp/PgDn"), N_("scroll pip's output") },
 	{ N_("Home/End"), N_("oldest output / follow the newest") },
+	{ N_("Left/Right"), N_("scroll long output lines sideways") },
 	{ N_("r"), N_("read the attempts again (or the latest operation)") },
 	{ N_("Esc"), N_("cancel the running install or uninstall") },
 	{ NULL, NULL },
@@ -430,5 +450,5 @@ const pw_pane_ops pw_pane_attempts = {
 	.filter = set_filter,
 	.on_enter = on_enter,
 	.help_keys = help_keys,
-	.hint = N_("Up/Down scroll  End follow  r reload  Esc cancel"),
+	.hint = N_("Up/Down scroll  Left/Right sideways  End follow  r reload  Esc cancel"),
 };

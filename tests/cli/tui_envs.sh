@@ -17,7 +17,7 @@ start_index ok ok || skip_all "could not start the index server"
 WS="$WORLD/ws"
 DEAD=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-plan 35
+plan 38
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -143,6 +143,13 @@ keys 4
 ok "a budget that runs out shows the stop reason" wait_for "stop reason: the time budget ran out during attempt 1" 60
 like "$SCREEN" "1 +$INDEX_stall_URL +- +-1 +stopped" "the stopped attempt is listed"
 like "$SCREEN" "timed-out in" "the operation timed out"
+unlike "$SCREEN" "-- stop reason --|attempts so far:" "the stop reason is shown once, above the output, not again inside it"
+keys Right
+ok "Right scrolls long output lines sideways (a mark says the start is hidden)" wait_re "║ <[^ ]" 10
+keys Left
+sleep 0.5
+SCREEN=$(T capture-pane -p -t "$S")
+unlike "$SCREEN" "║ <[^ ]" "Left scrolls back"
 
 # ---- read-only refuses create
 S=ro

@@ -19,7 +19,7 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 62
+plan 66
 
 # ---- discover and create
 P venv discover --json
@@ -72,6 +72,15 @@ P venv install --index "http://127.0.0.1:$DEAD/simple/" pwtest-alpha --json
 is "$RC" 1 "an explicit dead index fails"
 is "$(J 'len(d["attempts"])')" "1" "an explicit --index pins one index (no mirror chain)"
 like "$ERR" "network" "the error says it was the network"
+clean
+PIP_INDEX_URL="http://127.0.0.1:$DEAD/simple/" PYWARD_MIRRORS="http://127.0.0.1:$DEAD/mirror/" P venv install pwtest-alpha
+like "$ERR" "every index failed for network reasons \\(2 attempts\\)" "two failed indexes: a plural count"
+is "$(printf '%s\n%s\n' "$OUT" "$ERR" | grep -c "127.0.0.1:$DEAD/mirror/.*exit 1")" "1" "each attempt's line is printed once, not again in the error"
+like "$ERR" "no local proxy answers on 127.0.0.1 port $PYWARD_PROXY_PORTS \\(a proxy there is tried after a network failure" \
+	"the proxy probe says which ports it tried and why"
+clean
+P venv install --index "http://127.0.0.1:$DEAD/simple/" pwtest-alpha
+like "$ERR" "the only index failed for network reasons \\(1 attempt\\)" "one index: said in the singular"
 clean
 P venv install --index "http://alice:s3cret@127.0.0.1:$DEAD/simple/" pwtest-alpha --json
 is "$(J 'd["attempts"][0]["index"]')" "http://***@127.0.0.1:$DEAD/simple/" "an index's password is not shown in the attempt"
