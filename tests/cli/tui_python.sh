@@ -48,7 +48,7 @@ WAIT_SECONDS=20
 # start NAME BOX WORKSPACE: a tmux session running the TUI on the Python pane.
 start() {
 	S=$1
-	T new-session -d -s "$S" -x 80 -y 24 \
+	T -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_RUNTIME_DIR='$XDG_RUNTIME_DIR' PYWARD_WORKER='$PYWARD_WORKER' '$PYWARD' --box-root '$2' -C '$3'; echo EXITED rc=\$?; sleep 60"
 	wait_for "q quit" >/dev/null
 	T send-keys -t "$S" 6
@@ -57,7 +57,6 @@ start() {
 type_line() { T send-keys -t "$S" -l "$1"; T send-keys -t "$S" Enter; }
 row() { printf '%s\n' "$SCREEN" | sed -n "$1p"; }
 
-T -f /dev/null start-server
 
 # ---- before the first cell
 start first "$BOX" "$WS"

@@ -44,14 +44,12 @@ start() {
 	[ $# -gt 0 ] && shift
 	_args=""
 	for _a in "$@"; do _args="$_args '$_a'"; done
-	T new-session -d -s "$S" -x 80 -y 24 \
+	T -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' $_env '$PYWARD' --box-root '$BOX' -C '$WORLD/ws' $_args; echo EXITED rc=\$?; sleep 60"
 }
 keys() { T send-keys -t "$S" "$@"; }
 requests() { cat "$HTTPSD_LOG" 2>/dev/null | awk '/^(GET|HEAD) \/slow\//{n++} END{print n+0}'; }
 
-[ -f "$WORLD/tmux.conf" ] || : >"$WORLD/tmux.conf"
-T -f "$WORLD/tmux.conf" start-server
 
 # ---- the Runtime pane before anything is installed
 start first
