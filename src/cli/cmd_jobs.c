@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/cmd_jobs.h"
+#include "ops/op_jobs.h"
 
 #include "ops/json.h"
 #include "cli/render.h"
@@ -49,30 +50,6 @@ static pw_err *parse_id(const char *text, int64_t *id)
 				  _("'%s' is not a job id"), text ? text : "");
 	*id = v;
 	return NULL;
-}
-
-static json_t *job_json(const pw_job_rec *r)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "id", json_integer(r->id));
-	json_object_set_new(j, "state", pw_json_str(r->state));
-	json_object_set_new(j, "kind", pw_json_str(r->kind));
-	json_object_set_new(j, "target", pw_json_str(r->target));
-	json_object_set_new(j, "command", pw_json_str(r->args));
-	json_object_set_new(j, "workspace", pw_json_str(r->workspace));
-	json_object_set_new(j, "log", pw_json_str(r->log_path));
-	json_object_set_new(j, "budget_s", json_real(r->budget_s));
-	json_object_set_new(j, "user", pw_json_str(r->user));
-	json_object_set_new(j, "host", pw_json_str(r->host));
-	json_object_set_new(j, "pid", r->pid > 0 ? json_integer(r->pid) : json_null());
-	json_object_set_new(j, "started_at", pw_json_str(r->started_at));
-	json_object_set_new(j, "finished_at", pw_json_str(r->finished_at));
-	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
-	json_object_set_new(j, "exit_status", r->exit_status >= 0 ? json_integer(r->exit_status) : json_null());
-	json_object_set_new(j, "stop_reason", pw_json_str(r->stop_reason));
-	json_object_set_new(j, "cancel_requested_at", pw_json_str(r->cancel_requested_at));
-	json_object_set_new(j, "cancelled_by", pw_json_str(r->cancelled_by));
-	return j;
 }
 
 static pw_err *get_job(pw_cli *cli, const char *id_text, pw_catalog **cat, pw_job_rec *r, bool write)
@@ -178,7 +155,7 @@ static pw_err *spawn(pw_cli *cli, detach_ctx *d, const char *log, int argc, char
 static void print_started(const pw_cli *cli, const pw_job_rec *r)
 {
 	if (cli->json) {
-		json_t *j = job_json(r);
+		json_t *j = pw_json_job(r);
 		pw_render_json(stdout, json_pack("{s:i,s:I,s:o}", "schema", 1, "job_id", (json_int_t)r->id, "job", j));
 		return;
 	}
@@ -299,7 +276,7 @@ static int list_jobs(pw_cli *cli)
 	if (cli->json) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < l.count; i++)
-			json_array_append_new(a, job_json(&l.items[i]));
+			json_array_append_new(a, pw_json_job(&l.items[i]));
 		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "jobs", a));
 	} else {
 		print_jobs(&l);
@@ -335,13 +312,7 @@ static pw_err *job_operations(pw_catalog *cat, int64_t job, json_t *ops)
 		pw_attempt_list att = { 0 };
 		e = pw_catalog_op_get(cat, ids[i], &op, &att);
 		if (!e && ops) {
-			json_t *a = json_array();
-			for (size_t k = 0; k < att.count; k++)
-				json_array_append_new(a, pw_json_attempt_rec(&att.items[k], true));
-			json_array_append_new(ops, json_pack("{s:I,s:s,s:o,s:s,s:o,s:o}", "id", (json_int_t)op.id, "kind",
-							     op.kind, "target", pw_json_str(op.target), "outcome",
-							     op.outcome, "stop_reason", pw_json_str(op.stop_reason),
-							     "attempts", a));
+			json_array_append_new(ops, pw_json_job_operation(&op, &att));
 		} else if (!e) {
 			print_op(&op, &att);
 		}
@@ -388,7 +359,7 @@ static int show_job(pw_cli *cli, const char *id_text)
 	if (!e)
 		pw_err_free(pw_jobs_log_tail(r.log_path, SHOW_LOG_LINES, &tail)); /* a log may be gone */
 	if (!e && cli->json) {
-		json_t *ops = json_array(), *j = job_json(&r);
+		json_t *ops = json_array(), *j = pw_json_job(&r);
 		e = job_operations(cat, r.id, ops);
 		json_object_set_new(j, "operations", ops);
 		json_object_set_new(j, "log_tail", pw_json_str(tail));
@@ -492,7 +463,7 @@ static int wait_job(pw_cli *cli, const char *id_text)
 	} else {
 		rc = pw_jobs_exit_status(&r);
 		if (cli->json)
-			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", job_json(&r)));
+			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(&r)));
 		else if (cli->verbosity >= 0)
 			printf(_("job %lld: %s (exit status %d)\n"), (long long)r.id, r.state, rc);
 	}
@@ -568,7 +539,7 @@ static int cancel_job(pw_cli *cli, const char *id_text)
 		e = cancel(cat, &r);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json) {
-		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", job_json(&r)));
+		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(&r)));
 	} else if (!e) {
 		printf(_("job %lld: %s\n"), (long long)r.id, r.state);
 		if (r.stop_reason)

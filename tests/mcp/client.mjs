@@ -16,7 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 const PYWARD = env.PYWARD;
 const EXPECTED_TOOLS = ['pyenv_discover', 'pyenv_create', 'pyenv_install', 'pyenv_uninstall', 'pyenv_remove',
-  'python', 'execute_code', 'runtime_status', 'runtime_install'];
+  'python', 'execute_code', 'runtime_status', 'runtime_install', 'job_status'];
 
 // ---------------------------------------------------------------- TAP
 let n = 0;
@@ -244,6 +244,23 @@ async function venvSession() {
     'pyenv_install: a budget stop is a tool error with the stop reason', r);
   r = await call('pyenv_install', { packages: ['--index-url=http://evil/'], venv: 'env2' });
   ok(r.isError && structured(r).error, 'pyenv_install: an option smuggled in as a package is refused', r);
+  // background: a job id at once, then job_status follows it to its end
+  const t0 = Date.now();
+  r = await call('pyenv_install', { packages: ['pwtest-beta'], venv: 'env2', index: env.INDEX_OK, background: true });
+  const jobId = structured(r).job_id;
+  ok(!r.isError && Number.isInteger(jobId) && Date.now() - t0 < 10000, 'pyenv_install background: a job id at once', r);
+  let js;
+  for (let i = 0; i < 120; i++) {
+    js = await call('job_status', { job_id: jobId });
+    if (structured(js).job?.state !== 'running') break;
+    await sleep(500);
+  }
+  ok(!js.isError && structured(js).job.state === 'ok' && structured(js).job.operations.some((o) => o.kind === 'venv.install'
+    && o.attempts.length >= 1), 'job_status: the job finished ok, with its operation and attempts', js);
+  r = await call('python', { code: 'import pwtest_beta; 1', venv: 'env2' });
+  ok(!r.isError, 'the background install really installed the package', r);
+  r = await call('job_status', { job_id: 999999 });
+  ok(r.isError && structured(r).error, 'job_status of an unknown job is a tool error', r);
   r = await call('pyenv_uninstall', { packages: ['pwtest-alpha'], venv: 'env2' });
   ok(!r.isError && structured(r).outcome === 'ok', 'pyenv_uninstall: ok', r);
   r = await call('pyenv_remove', { venv: '../..' });
