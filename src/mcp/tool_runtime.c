@@ -7,6 +7,14 @@
 
 #include "xalloc.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +57,82 @@ typedef struct consent_state {
 	pw_mcp_call *call;
 	bool operator_consent;
 	bool could_not_ask;
-	char *statement;  /* what the consent showed, for a refusal's message */
+	bool input_required;   /* 2026-07-28: ask through an input_required result */
+	char *statement;       /* what the consent showed, for a refusal's message */
+	char *question;
 } consent_state;
+
+/* ---- 2026-07-28 (basic/patterns/mrtr): the consent travels as an
+ * input_required result and comes back with the retry. The requestState
+ * is attacker-controlled input, so it carries an HMAC (a key made at
+ * start) over the statement, the client's name and an expiry: an answer
+ * counts only for the same statement, the same client, within 10 minutes. */
+
+static unsigned char state_key[32];
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void make_key(void)
+{
+	if (RAND_bytes(state_key, sizeof state_key) != 1)
+		abort(); /* no randomness: refuse to sign anything */
+}
+
+static char *state_mac(const char *statement, const char *client, long long expiry)
+{
+	pthread_once(&key_once, make_key);
+	char *msg = xasprintf("%lld\n%s\n%s", expiry, client, statement);
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	HMAC(EVP_sha256(), state_key, sizeof state_key, (const unsigned char *)msg, strlen(msg), mac, &len);
+	free(msg);
+	char *hex = xmalloc(2 * len + 1);
+	for (unsigned int i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", mac[i]);
+	return hex;
+}
+
+static char *state_make(const char *statement, const char *client)
+{
+	long long expiry = (long long)time(NULL) + 600;
+	char *mac = state_mac(statement, client, expiry);
+	char *s = xasprintf("v1.%lld.%s", expiry, mac);
+	free(mac);
+	return s;
+}
+
+static bool state_valid(const char *state, const char *statement, const char *client)
+{
+	long long expiry = 0;
+	int used = 0;
+	if (!state || sscanf(state, "v1.%lld.%n", &expiry, &used) != 1 || used == 0 || expiry < (long long)time(NULL))
+		return false;
+	char *mac = state_mac(statement, client, expiry);
+	bool ok = strlen(state + used) == strlen(mac) && CRYPTO_memcmp(state + used, mac, strlen(mac)) == 0;
+	free(mac);
+	return ok;
+}
+
+static json_t *consent_schema(void)
+{
+	return json_pack("{s:s, s:{s:{s:s, s:s, s:s, s:b}}}", "type", "object", "properties", "install", "type",
+			 "boolean", "title", "Install", "description",
+			 "Leave it on and accept to install; decline to refuse.", "default", 1);
+}
+
+/* The answer a retry carries: yes, no, or none (ask again). */
+static pw_consent_answer modern_answer(consent_state *st)
+{
+	const json_t *params = pw_mcp_call_params(st->call);
+	const char *state = json_string_value(json_object_get(params, "requestState"));
+	const json_t *answer = json_object_get(json_object_get(params, "inputResponses"), "consent");
+	if (!answer || !state_valid(state, st->statement, pw_mcp_call_client_name(st->call)))
+		return PW_CONSENT_CANNOT_ASK;
+	const char *action = json_string_value(json_object_get(answer, "action"));
+	if (action && strcmp(action, "accept") == 0 &&
+	    !json_is_false(json_object_get(json_object_get(answer, "content"), "install")))
+		return PW_CONSENT_YES;
+	return PW_CONSENT_NO;
+}
 
 static char *statement_of(const pw_consent *what)
 {
@@ -69,16 +151,21 @@ static pw_consent_answer ask_human(const pw_consent *what, void *ud)
 	consent_state *st = ud;
 	free(st->statement);
 	st->statement = statement_of(what);
+	free(st->question);
+	st->question = xstrdup(what->question);
 	if (st->operator_consent)
 		return PW_CONSENT_YES;
-	if (pw_mcp_call_version(st->call) >= PW_MCP_2026_07_28 || !pw_mcp_call_can_elicit(st->call)) {
+	if (!pw_mcp_call_can_elicit(st->call)) {
 		st->could_not_ask = true;
 		return PW_CONSENT_CANNOT_ASK;
 	}
+	if (pw_mcp_call_version(st->call) >= PW_MCP_2026_07_28) {
+		pw_consent_answer a = modern_answer(st);
+		st->input_required = a == PW_CONSENT_CANNOT_ASK;
+		return a == PW_CONSENT_CANNOT_ASK ? PW_CONSENT_NO : a;
+	}
 	char *message = xasprintf("%s\n%s", st->statement, what->question);
-	json_t *schema = json_pack("{s:s, s:{s:{s:s, s:s, s:s, s:b}}}", "type", "object", "properties", "install",
-				   "type", "boolean", "title", "Install", "description",
-				   "Leave it on and accept to install; decline to refuse.", "default", 1);
+	json_t *schema = consent_schema();
 	json_t *content = NULL;
 	pw_mcp_elicit_action a = pw_mcp_call_elicit(st->call, message, schema, &content);
 	bool yes = a == PW_MCP_ELICIT_ACCEPT && !json_is_false(json_object_get(content, "install"));
@@ -111,12 +198,25 @@ static void run_install(pw_mcp_call *call, const json_t *args, void *admitted, p
 		pw_err_free(e);
 		e = n;
 	}
-	if (e)
+	if (e && st.input_required) {
+		/* schema.ts InputRequiredResult: the elicitation, and the state the retry echoes */
+		char *message = xasprintf("%s\n%s", st.statement, st.question ? st.question : "");
+		json_t *req = json_pack("{s:s, s:{s:s, s:s, s:o}}", "method", "elicitation/create", "params", "mode",
+					"form", "message", message, "requestedSchema", consent_schema());
+		char *token = state_make(st.statement, pw_mcp_call_client_name(call));
+		out->raw = json_pack("{s:s, s:{s:o}, s:s}", "resultType", "input_required", "inputRequests", "consent", req,
+				     "requestState", token);
+		free(token);
+		free(message);
+		pw_err_free(e);
+	} else if (e) {
 		pw_mcp_tool_fail(out, e);
-	else
+	} else {
 		out->structured = pw_op_runtime_install_json(&rq, &r);
+	}
 	pw_op_runtime_install_clear(&r);
 	free(st.statement);
+	free(st.question);
 }
 
 const pw_mcp_tool pw_mcp_tool_runtime_install = {

@@ -416,6 +416,31 @@ async function rawSession() {
   is(s.bad.length, 0, 'every line on stdout was a JSON message');
   ok(/session 2025-03-26 with raw-legacy/.test(s.stderr), 'logs go to stderr', s.stderr);
 
+  // 2026-07-28 consent: an input_required result carries the elicitation; the retry carries the answer
+  const u = new Raw(['--box-root', `${env.BOX}-modern`]);
+  const elicitMeta = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
+  m = await u.call(1, 'tools/call', { name: 'runtime_install', arguments: {}, ...elicitMeta });
+  const ask = m?.result?.inputRequests?.consent;
+  ok(m?.result?.resultType === 'input_required' && ask?.method === 'elicitation/create'
+    && ask.params.message.includes(env.RT_SHA) && typeof m.result.requestState === 'string',
+  'runtime_install (2026-07-28): input_required with the consent as an elicitation and a requestState', m);
+  const state = m?.result?.requestState || '';
+  m = await u.call(2, 'tools/call', { name: 'runtime_install', arguments: {}, ...elicitMeta,
+    inputResponses: { consent: { action: 'decline' } }, requestState: state });
+  ok(m?.result?.isError && m.result.structuredContent?.error?.code === 'refused', 'the retry with decline: refused', m);
+  const forged = state.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+  m = await u.call(3, 'tools/call', { name: 'runtime_install', arguments: {}, ...elicitMeta,
+    inputResponses: { consent: { action: 'accept', content: { install: true } } }, requestState: forged });
+  is(m?.result?.resultType, 'input_required', 'an accept with a forged requestState is not consent (asked again)');
+  m = await u.call(4, 'tools/call', { name: 'runtime_install', arguments: {}, ...meta() });
+  ok(m?.result?.isError && /cannot ask/.test(m.result.structuredContent?.error?.message || ''),
+    'without the elicitation capability in this request: refused, no input request sent', m);
+  m = await u.call(5, 'tools/call', { name: 'runtime_install', arguments: {}, ...elicitMeta,
+    inputResponses: { consent: { action: 'accept', content: { install: true } } }, requestState: state });
+  ok(!m?.result?.isError && m?.result?.structuredContent?.result === 'installed' && m.result.resultType === 'complete',
+    'the retry with accept and the server\'s requestState installs', m);
+  await u.close();
+
   // 2025-11-25 legacy session: an initialize answered with the newest legacy revision
   const t = new Raw();
   m = await t.call(1, 'initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
