@@ -416,6 +416,21 @@ async function rawSession() {
   is(s.bad.length, 0, 'every line on stdout was a JSON message');
   ok(/session 2025-03-26 with raw-legacy/.test(s.stderr), 'logs go to stderr', s.stderr);
 
+  // a 64 MiB line against the default 4 MiB limit: refused without being held in memory
+  const big = new Raw();
+  const chunk = 'x'.repeat(1024 * 1024);
+  big.proc.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+  for (let i = 0; i < 64; i++)
+    if (!big.proc.stdin.write(chunk)) await new Promise((r) => big.proc.stdin.once('drain', r));
+  big.proc.stdin.write('"}}\n');
+  m = await big.next((x) => x.error?.code === -32600, 60000);
+  const hwm = Number((readFileSync(`/proc/${big.proc.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/) || [])[1]);
+  ok(m && /67108\d\d\d bytes refused/.test(m.error.message) && hwm > 0 && hwm < 32 * 1024,
+    `a 64 MiB line is refused while the server's peak memory stays small (VmHWM ${hwm} kB)`, m);
+  m = await big.call(2, 'ping', meta());
+  ok(m?.result, 'the server answers the next message after it');
+  await big.close();
+
   // 2026-07-28 consent: an input_required result carries the elicitation; the retry carries the answer
   const u = new Raw(['--box-root', `${env.BOX}-modern`]);
   const elicitMeta = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
