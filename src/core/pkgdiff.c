@@ -3,6 +3,7 @@
 
 #include "pkgdiff.h"
 
+#include "i18n.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -292,4 +293,37 @@ void pw_pkg_changes_clear(pw_pkg_changes *l)
 	}
 	free(l->items);
 	memset(l, 0, sizeof *l);
+}
+
+/* ---------------------------------------------------------------- apt's lines */
+
+size_t pw_pkg_changes_apt_lines(const pw_pkg_changes *l, char ***lines)
+{
+	static const struct { pw_pkg_action action; const char *label; } order[] = {
+		{ PW_PKG_INSTALLED, N_("Install") }, { PW_PKG_UPGRADED, N_("Upgrade") },
+		{ PW_PKG_DOWNGRADED, N_("Downgrade") }, { PW_PKG_REINSTALLED, N_("Reinstall") },
+		{ PW_PKG_REMOVED, N_("Remove") },
+	};
+	size_t n = 0;
+	*lines = xcalloc(sizeof order / sizeof order[0] + 1, sizeof **lines);
+	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+		char *line = NULL;
+		for (size_t i = 0; i < l->count; i++) {
+			const pw_pkg_change *c = &l->items[i];
+			if (c->action != order[k].action)
+				continue;
+			char *item = c->action == PW_PKG_UPGRADED || c->action == PW_PKG_DOWNGRADED
+				? xasprintf("%s (%s -> %s)", c->name, c->old_version ? c->old_version : "?",
+					    c->new_version ? c->new_version : "?")
+				: xasprintf("%s (%s)", c->name,
+					    c->new_version ? c->new_version : c->old_version ? c->old_version : "?");
+			char *next = line ? xasprintf("%s, %s", line, item) : xasprintf("%s: %s", _(order[k].label), item);
+			free(line);
+			free(item);
+			line = next;
+		}
+		if (line)
+			(*lines)[n++] = line;
+	}
+	return n;
 }

@@ -45,6 +45,12 @@ void pw_pkg_changes_clear(pw_pkg_changes *l);
 const char *pw_pkg_action_name(pw_pkg_action a);
 bool pw_pkg_action_parse(const char *s, pw_pkg_action *out);
 
+/* The changes as apt's history states them, one line per action present,
+ * in apt's order: "Install: a (1.0), b (2.0)", "Upgrade: c (1.0 -> 1.1)",
+ * "Downgrade: …", "Reinstall: d (1.0)", "Remove: e (2.0)" (labels
+ * translated). Returns the count; *lines and each line are malloc'd. */
+size_t pw_pkg_changes_apt_lines(const pw_pkg_changes *l, char ***lines);
+
 /* PEP 440 order (epoch, release, pre, post, dev; local labels compared as
  * text); versions that are not PEP 440 compare as text, after those that are. */
 int pw_version_cmp(const char *a, const char *b);

@@ -14,6 +14,7 @@
 #include "pkgdiff.h"
 #include "recordcheck.h"
 #include "testlib.h"
+#include "undo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,58 @@ static void test_record_check(void **state)
 	tl_remove_tree(root);
 }
 
+static void test_apt_lines_and_undo_plan(void **state)
+{
+	(void)state;
+	pw_pkg_changes ch = { 0 };
+	pw_pkg_changes_add(&ch, PW_PKG_INSTALLED, "a", NULL, "1.0", "pip", NULL);
+	pw_pkg_changes_add(&ch, PW_PKG_UPGRADED, "b", "1.0", "1.1", "pip", NULL);
+	pw_pkg_changes_add(&ch, PW_PKG_REMOVED, "c", "2.0", NULL, "pip", NULL);
+	pw_pkg_changes_add(&ch, PW_PKG_INSTALLED, "d", NULL, "0.1", "pip", NULL);
+	pw_pkg_changes_add(&ch, PW_PKG_REINSTALLED, "e", "3.0", "3.0", "pip", NULL);
+	char **lines = NULL;
+	size_t n = pw_pkg_changes_apt_lines(&ch, &lines);
+	assert_int_equal(n, 4);
+	assert_string_equal(lines[0], "Install: a (1.0), d (0.1)");
+	assert_string_equal(lines[1], "Upgrade: b (1.0 -> 1.1)");
+	assert_string_equal(lines[2], "Reinstall: e (3.0)");
+	assert_string_equal(lines[3], "Remove: c (2.0)");
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+
+	/* now: a as left, b moved on to 1.2 since, c back again, d gone, e as left */
+	pw_distset now = { 0 };
+	now.items = calloc(4, sizeof *now.items);
+	const char *names[][2] = { { "a", "1.0" }, { "b", "1.2" }, { "c", "2.0" }, { "e", "3.0" } };
+	for (int i = 0; i < 4; i++) {
+		now.items[i].name = strdup(names[i][0]);
+		now.items[i].key = strdup(names[i][0]);
+		now.items[i].version = strdup(names[i][1]);
+		now.items[i].info_dir = strdup("x");
+	}
+	now.count = 4;
+	pw_undo_plan p;
+	pw_undo_plan_make(&ch, &now, &p);
+	assert_int_equal(p.count, 3); /* uninstall a; install b==1.0, c==2.0 (d is gone already) */
+	assert_int_equal(p.items[0].kind, PW_UNDO_UNINSTALL);
+	assert_string_equal(p.items[0].name, "a");
+	size_t k = 0;
+	char **specs = pw_undo_specs(&p, PW_UNDO_INSTALL, &k);
+	assert_int_equal(k, 2);
+	assert_string_equal(specs[0], "b==1.0");
+	assert_string_equal(specs[1], "c==2.0");
+	for (size_t i = 0; i < k; i++)
+		free(specs[i]);
+	free(specs);
+	assert_int_equal(p.reinstalled, 1);
+	assert_int_equal(p.drift_count, 3); /* b, c and d are not as the operation left them */
+	assert_non_null(strstr(p.drift[0], "b: the operation left 1.1, now 1.2"));
+	pw_undo_plan_clear(&p);
+	pw_distset_clear(&now);
+	pw_pkg_changes_clear(&ch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_read_and_diff),
 		cmocka_unit_test(test_record_line),
 		cmocka_unit_test(test_record_check),
+		cmocka_unit_test(test_apt_lines_and_undo_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
