@@ -1,9 +1,11 @@
-/* pyward history: the catalog's operations, newest first, and one in full. */
+/* pyward history: the catalog's operations, newest first, one in full, and
+ * the history's own verbs (undo, export, prune: src/ops/op_history.c). */
 #include "config.h"
 
 #include "cli/cli.h"
 
 #include "ops/json.h"
+#include "ops/op_history.h"
 #include "cli/render.h"
 
 #include "catalog.h"
@@ -21,9 +23,16 @@ typedef struct history_args {
 	pw_cli *cli;
 	pw_op_filter filter;
 	char since[40];
+	char before[40];
+	bool dry_run;
+	bool force;
+	const char *format;
+	const char *index;
+	const char *proxy;
 } history_args;
 
-enum { OPT_KIND = 0x200, OPT_TARGET, OPT_OUTCOME, OPT_SINCE, OPT_LIMIT };
+enum { OPT_KIND = 0x200, OPT_TARGET, OPT_OUTCOME, OPT_SINCE, OPT_LIMIT, OPT_PACKAGE, OPT_DRY_RUN, OPT_FORCE,
+       OPT_FORMAT, OPT_BEFORE, OPT_INDEX, OPT_PROXY };
 
 static const struct option history_longopts[] = {
 	{ "kind", required_argument, NULL, OPT_KIND },
@@ -31,6 +40,13 @@ static const struct option history_longopts[] = {
 	{ "outcome", required_argument, NULL, OPT_OUTCOME },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "package", required_argument, NULL, OPT_PACKAGE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "before", required_argument, NULL, OPT_BEFORE },
+	{ "index", required_argument, NULL, OPT_INDEX },
+	{ "proxy", required_argument, NULL, OPT_PROXY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -89,29 +105,28 @@ static int handle_option(int code, const char *arg, void *ud)
 		h->filter.since = h->since;
 		return 0;
 	case OPT_LIMIT: return parse_limit(h->cli, arg, &h->filter.limit);
+	case OPT_PACKAGE: h->filter.package = arg; return 0;
+	case OPT_DRY_RUN: h->dry_run = true; return 0;
+	case OPT_FORCE: h->force = true; return 0;
+	case OPT_INDEX: h->index = arg; return 0;
+	case OPT_PROXY: h->proxy = arg; return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "jsonl") != 0 && strcmp(arg, "csv") != 0) {
+			pw_cli_usage_error(h->cli, _("--format takes jsonl or csv, not '%s'"), arg);
+			return 2;
+		}
+		h->format = arg;
+		return 0;
+	case OPT_BEFORE:
+		if (!valid_since(arg)) {
+			pw_cli_usage_error(h->cli, _("--before needs a UTC date like 2026-12-01 or 2026-12-01T08:00, not '%s'"), arg);
+			return 2;
+		}
+		snprintf(h->before, sizeof h->before, "%s", arg);
+		h->before[10] = h->before[10] == ' ' ? 'T' : h->before[10];
+		return 0;
 	}
 	return 2;
-}
-
-static json_t *op_to_json(const pw_op_rec *op)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "id", json_integer(op->id));
-	json_object_set_new(j, "kind", pw_json_str(op->kind));
-	json_object_set_new(j, "target", pw_json_str(op->target));
-	json_object_set_new(j, "outcome", pw_json_str(op->outcome));
-	json_object_set_new(j, "stop_reason", pw_json_str(op->stop_reason));
-	json_object_set_new(j, "started_at", pw_json_str(op->started_at));
-	json_object_set_new(j, "finished_at", pw_json_str(op->finished_at));
-	json_object_set_new(j, "duration_ms", op->duration_ms < 0 ? json_null() : json_integer(op->duration_ms));
-	json_object_set_new(j, "user", pw_json_str(op->user));
-	json_object_set_new(j, "uid", json_integer(op->uid));
-	json_object_set_new(j, "host", pw_json_str(op->host));
-	json_object_set_new(j, "pid", json_integer(op->pid));
-	json_object_set_new(j, "command", pw_json_str(op->args));
-	json_object_set_new(j, "pyward_version", pw_json_str(op->pyward_version));
-	json_object_set_new(j, "attempt_count", json_integer(op->attempt_count));
-	return j;
 }
 
 /* Columns in order; TARGET is last and takes what is left of a terminal's
@@ -210,7 +225,7 @@ static int list_operations(pw_cli *cli, const pw_op_filter *f)
 		 * never held as one JSON tree. */
 		fputs("{\n  \"schema\": 1,\n  \"operations\": [", stdout);
 		for (size_t i = 0; i < ops.count; i++) {
-			json_t *j = op_to_json(&ops.items[i]);
+			json_t *j = pw_json_op_summary(&ops.items[i]);
 			fputs(i ? ",\n    " : "\n    ", stdout);
 			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 			json_decref(j);
@@ -245,7 +260,22 @@ static void print_attempt(const pw_attempt_rec *a)
 	}
 }
 
-static void print_operation(const pw_op_rec *op, const pw_attempt_list *att)
+/* apt's history lines: "Install: a (1.0), b (2.0)", "Upgrade: c (1.0 -> 1.1)", … */
+static void print_changes(const char *env, const pw_pkg_changes *ch, const char *indent)
+{
+	if (!ch->count)
+		return;
+	printf(_("%spackages in %s:\n"), indent, env ? env : "?");
+	char **lines = NULL;
+	size_t n = pw_pkg_changes_apt_lines(ch, &lines);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s  %s\n", indent, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+}
+
+static void print_operation(const pw_op_rec *op, const pw_attempt_list *att, const char *env, const pw_pkg_changes *ch)
 {
 	char dur[16];
 	pw_render_duration(op->duration_ms, dur, sizeof dur);
@@ -262,44 +292,244 @@ static void print_operation(const pw_op_rec *op, const pw_attempt_list *att)
 	       op->host, (long long)op->pid);
 	printf(_("  command:   %s\n"), op->args ? op->args : "-");
 	printf(_("  pyward:    %s\n"), op->pyward_version ? op->pyward_version : "-");
+	if (op->undo_of)
+		printf(_("  undo of:   operation %lld\n"), (long long)op->undo_of);
+	if (op->note)
+		printf(_("  result:    %s\n"), op->note);
+	print_changes(env, ch, "  ");
 	printf(_("  attempts:  %zu\n"), att->count);
 	for (size_t i = 0; i < att->count; i++)
 		print_attempt(&att->items[i]);
 }
 
-static int show_operation(pw_cli *cli, const char *id_text)
+static long long parse_id(pw_cli *cli, const char *verb, const char *text)
 {
 	char *end = NULL;
 	errno = 0;
-	long long id = strtoll(id_text, &end, 10);
-	if (errno || end == id_text || *end || id < 1) {
-		pw_cli_usage_error(cli, _("'history show' needs an operation id (a positive number), not '%s'"), id_text);
+	long long id = strtoll(text, &end, 10);
+	if (errno || end == text || *end || id < 1) {
+		pw_cli_usage_error(cli, _("'history %s' needs an operation id (a positive number), not '%s'"), verb, text);
+		return 0;
+	}
+	return id;
+}
+
+static int show_operation(pw_cli *cli, const char *id_text)
+{
+	long long id = parse_id(cli, "show", id_text);
+	if (!id)
+		return PW_EXIT_USAGE;
+	pw_op_history_show_result r = { 0 };
+	pw_err *e = pw_cli_prepare(cli);
+	if (!e)
+		e = pw_op_history_show(&cli->ctx, id, &r);
+	int rc = 0;
+	if (e)
+		rc = pw_cli_report(cli, e);
+	else if (cli->json)
+		rc = pw_render_json(stdout, pw_op_history_show_json(&r));
+	else
+		print_operation(&r.op, &r.attempts, r.env, &r.changes);
+	pw_err_free(e);
+	pw_op_history_show_clear(&r);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- undo */
+
+/* Consent on the terminal: --yes gives it; without a terminal no one can. */
+static pw_consent_answer ask_terminal(const pw_consent *what, void *ud)
+{
+	const pw_cli *cli = ud;
+	if (cli->yes)
+		return PW_CONSENT_YES;
+	if (!isatty(STDIN_FILENO))
+		return PW_CONSENT_CANNOT_ASK;
+	if (what->heading)
+		fprintf(stderr, "%s\n", what->heading);
+	for (size_t i = 0; i < what->line_count; i++)
+		fprintf(stderr, "  %s\n", what->lines[i]);
+	return pw_cli_confirm(what->question) ? PW_CONSENT_YES : PW_CONSENT_NO;
+}
+
+static pw_op_io terminal_io(pw_cli *cli)
+{
+	return (pw_op_io){ .consent = ask_terminal, .consent_ud = cli, .cancel = pw_cli_interrupt_token() };
+}
+
+static void print_plan(const pw_op_history_undo_result *r, long long id)
+{
+	printf(_("Undo operation %lld (%s) in %s:\n"), id, r->kind ? r->kind : "?", r->env ? r->env : "?");
+	char **lines = NULL;
+	size_t n = pw_op_history_undo_lines(r, &lines);
+	for (size_t i = 0; i < n; i++) {
+		printf("  %s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+}
+
+static int undo_operation(pw_cli *cli, const history_args *h, const char *id_text)
+{
+	long long id = parse_id(cli, "undo", id_text);
+	if (!id)
+		return PW_EXIT_USAGE;
+	pw_op_history_undo_result r = { 0 };
+	pw_op_history_undo_request rq = { .id = id, .dry_run = h->dry_run, .force = h->force, .index = h->index,
+					  .proxy = h->proxy };
+	pw_op_io io = terminal_io(cli);
+	pw_err *e = pw_cli_prepare(cli);
+	if (!e)
+		e = pw_op_history_undo(&cli->ctx, &rq, &io, &r);
+	int rc = e ? pw_err_exit_status(e) : 0;
+	if (cli->json) {
+		pw_render_json(stdout, pw_op_history_undo_json(&r, id, e));
+	} else if (r.env && (h->dry_run || (e && pw_err_code(e) == PW_ERR_REFUSED))) {
+		print_plan(&r, id);
+	} else if (!e && cli->verbosity >= 0) {
+		pw_cli_print_attempts(&r.uninstall);
+		pw_cli_print_attempts(&r.install);
+		if (!r.operation)
+			printf(_("nothing to undo: %s already is as before operation %lld\n"), r.env, id);
+		else
+			printf(_("undone: operation %lld (operation %lld; 'pyward history show %lld' has the details)\n"),
+			       id, (long long)r.operation, (long long)r.operation);
+		print_changes(r.env, &r.changed, "");
+	}
+	if (e)
+		pw_cli_print_error(cli, e);
+	pw_err_free(e);
+	pw_op_history_undo_clear(&r);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- export */
+
+static void csv_field(FILE *out, const char *s, bool last)
+{
+	if (s && strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (const char *p = s; *p; p++) {
+			if (*p == '"')
+				fputc('"', out);
+			fputc(*p, out);
+		}
+		fputc('"', out);
+	} else if (s) {
+		fputs(s, out);
+	}
+	fputc(last ? '\n' : ',', out);
+}
+
+static const char *const csv_columns[] = {
+	"id", "started_at", "finished_at", "kind", "target", "outcome", "stop_reason", "user", "uid", "host", "pid",
+	"duration_ms", "command", "pyward_version", "undo_of", "note", "attempt_count", "attempt_classes",
+	"environment", "packages",
+};
+#define CSV_COLUMNS (sizeof csv_columns / sizeof csv_columns[0])
+
+/* A member as CSV text: numbers written out, null empty. */
+static char *member_text(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_integer(v))
+		return xasprintf("%lld", (long long)json_integer_value(v));
+	return xstrdup("");
+}
+
+/* One row per operation: the operation's members, its attempts' classes in
+ * order, its package changes as apt's lines joined by "; ". */
+static pw_err *export_csv(json_t *op, void *ud)
+{
+	(void)ud;
+	char *cells[CSV_COLUMNS];
+	for (size_t i = 0; i < CSV_COLUMNS; i++)
+		cells[i] = member_text(op, csv_columns[i]);
+	json_t *att = json_object_get(op, "attempts"), *a;
+	size_t i;
+	char *classes = xstrdup("");
+	json_array_foreach(att, i, a) {
+		char *next = xasprintf("%s%s%s", classes, i ? " " : "", json_string_value(json_object_get(a, "class")));
+		free(classes);
+		classes = next;
+	}
+	free(cells[17]);
+	cells[17] = classes;
+	pw_pkg_changes ch = { 0 };
+	json_t *p;
+	json_array_foreach(json_object_get(op, "packages"), i, p) {
+		pw_pkg_action act;
+		if (pw_pkg_action_parse(json_string_value(json_object_get(p, "action")), &act))
+			pw_pkg_changes_add(&ch, act, json_string_value(json_object_get(p, "name")),
+					   json_string_value(json_object_get(p, "old_version")),
+					   json_string_value(json_object_get(p, "new_version")), NULL, NULL);
+	}
+	char **lines = NULL, *packages = xstrdup("");
+	size_t n = pw_pkg_changes_apt_lines(&ch, &lines);
+	for (size_t k = 0; k < n; k++) {
+		char *next = xasprintf("%s%s%s", packages, k ? "; " : "", lines[k]);
+		free(packages);
+		free(lines[k]);
+		packages = next;
+	}
+	free(lines);
+	pw_pkg_changes_clear(&ch);
+	free(cells[19]);
+	cells[19] = packages;
+	for (size_t k = 0; k < CSV_COLUMNS; k++) {
+		csv_field(stdout, cells[k], k + 1 == CSV_COLUMNS);
+		free(cells[k]);
+	}
+	return ferror(stdout) ? pw_err_new(PW_ERR_IO, NULL, _("writing the export failed")) : NULL;
+}
+
+static pw_err *export_jsonl(json_t *op, void *ud)
+{
+	(void)ud;
+	json_dumpf(op, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	return ferror(stdout) ? pw_err_new(PW_ERR_IO, NULL, _("writing the export failed")) : NULL;
+}
+
+static int export_history(pw_cli *cli, const history_args *h)
+{
+	bool csv = h->format && strcmp(h->format, "csv") == 0;
+	pw_op_io io = terminal_io(cli);
+	pw_err *e = pw_cli_prepare(cli);
+	if (!e && csv)
+		for (size_t i = 0; i < CSV_COLUMNS; i++)
+			csv_field(stdout, csv_columns[i], i + 1 == CSV_COLUMNS);
+	if (!e)
+		e = pw_op_history_export(&cli->ctx, h->filter.since, &io, csv ? export_csv : export_jsonl, NULL);
+	if (!e && fflush(stdout) != 0)
+		e = pw_err_new(PW_ERR_IO, NULL, _("writing the export failed"));
+	return e ? pw_cli_fail(cli, e) : 0;
+}
+
+/* ---------------------------------------------------------------- prune */
+
+static int prune_history(pw_cli *cli, const history_args *h)
+{
+	if (!h->before[0]) {
+		pw_cli_usage_error(cli, _("'history prune' needs --before DATE"));
 		return PW_EXIT_USAGE;
 	}
-	pw_catalog *cat = NULL;
-	pw_op_rec op = { 0 };
-	pw_attempt_list att = { 0 };
-	pw_err *e = open_catalog(cli, &cat);
+	pw_prune_result r = { 0 };
+	pw_op_io io = terminal_io(cli);
+	pw_err *e = pw_cli_prepare(cli);
 	if (!e)
-		e = pw_catalog_op_get(cat, id, &op, &att);
-	int rc = 0;
-	if (e) {
-		rc = pw_cli_report(cli, e);
-	} else if (cli->json) {
-		json_t *j = op_to_json(&op);
-		json_t *arr = json_array();
-		for (size_t i = 0; i < att.count; i++)
-			json_array_append_new(arr, pw_json_attempt_rec(&att.items[i], false));
-		json_object_set_new(j, "attempts", arr);
-		rc = pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "operation", j));
-	} else {
-		print_operation(&op, &att);
-	}
-	pw_err_free(e);
-	pw_op_rec_clear(&op);
-	pw_attempt_list_clear(&att);
-	pw_catalog_close(&cat);
-	return rc;
+		e = pw_op_history_prune(&cli->ctx, h->before, &io, &r);
+	if (e)
+		return pw_cli_fail(cli, e);
+	if (cli->json)
+		pw_render_json(stdout, pw_op_history_prune_json(&r, h->before));
+	else
+		printf(_("deleted %lld operations started before %s (%lld attempts, %lld package changes); "
+			 "recorded as operation %lld\n"), (long long)r.operations, h->before, (long long)r.attempts,
+		       (long long)r.package_changes, (long long)r.operation_id);
+	return 0;
 }
 
 static int run_history(pw_cli *cli, int argc, char **argv)
@@ -314,19 +544,33 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 	int nops = argc - first;
 	if (nops == 0)
 		return list_operations(cli, &h.filter);
-	if (strcmp(argv[first], "show") == 0 && nops == 2)
+	const char *sub = argv[first];
+	if (strcmp(sub, "show") == 0 && nops == 2)
 		return show_operation(cli, argv[first + 1]);
-	if (strcmp(argv[first], "show") == 0)
+	if (strcmp(sub, "undo") == 0 && nops == 2)
+		return undo_operation(cli, &h, argv[first + 1]);
+	if (strcmp(sub, "export") == 0 && nops == 1)
+		return export_history(cli, &h);
+	if (strcmp(sub, "prune") == 0 && nops == 1)
+		return prune_history(cli, &h);
+	if (strcmp(sub, "show") == 0)
 		pw_cli_usage_error(cli, _("usage: history show ID"));
+	else if (strcmp(sub, "undo") == 0)
+		pw_cli_usage_error(cli, _("usage: history undo ID [--dry-run] [--force] [--yes] [--index URL]"));
+	else if (strcmp(sub, "export") == 0 || strcmp(sub, "prune") == 0)
+		pw_cli_usage_error(cli, _("'history %s' takes no operands"), sub);
 	else
-		pw_cli_usage_error(cli, _("unknown history argument '%s'"), argv[first]);
+		pw_cli_usage_error(cli, _("unknown history argument '%s'"), sub);
 	return PW_EXIT_USAGE;
 }
 
 const pw_cmd pw_cmd_history = {
 	.name = "history",
-	.summary = N_("list recorded operations, or show one with its attempts"),
-	.usage = N_("[--kind K] [--target T] [--outcome O] [--since DATE] [--limit N|all] [--json]\n"
-		    "       pyward history show ID [--json]"),
+	.summary = N_("list recorded operations, show, undo, export or prune them"),
+	.usage = N_("[--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE] [--limit N|all] [--json]\n"
+		    "       pyward history show ID [--json]\n"
+		    "       pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL] [--json]\n"
+		    "       pyward history export [--since DATE] [--format jsonl|csv]\n"
+		    "       pyward history prune --before DATE [--yes] [--json]"),
 	.run = run_history,
 };

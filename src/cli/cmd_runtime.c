@@ -31,11 +31,12 @@ typedef struct runtime_args {
 	const char *requirements;
 	const char *index;
 	bool dry_run;
+	bool rpm_format;
 	pw_progress_style progress;
 } runtime_args;
 
 enum { OPT_VERSION_PIN = 0x300, OPT_PINS, OPT_MIRROR, OPT_ARCHIVE, OPT_CACERT, OPT_DRY_RUN, OPT_PROGRESS,
-       OPT_NO_PROGRESS, OPT_REQUIREMENTS, OPT_INDEX };
+       OPT_NO_PROGRESS, OPT_REQUIREMENTS, OPT_INDEX, OPT_FORMAT };
 
 static const struct option runtime_longopts[] = {
 	{ "version", required_argument, NULL, OPT_VERSION_PIN },
@@ -49,6 +50,7 @@ static const struct option runtime_longopts[] = {
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "requirements", required_argument, NULL, OPT_REQUIREMENTS },
 	{ "index", required_argument, NULL, OPT_INDEX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,6 +67,13 @@ static int handle_option(int code, const char *arg, void *ud)
 	case OPT_NO_PROGRESS: a->progress = PW_PROGRESS_NONE; return 0;
 	case OPT_REQUIREMENTS: a->requirements = arg; return 0;
 	case OPT_INDEX: a->index = arg; return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "rpm") != 0) {
+			pw_cli_usage_error(a->cli, _("--format takes rpm, not '%s'"), arg);
+			return 2;
+		}
+		a->rpm_format = true;
+		return 0;
 	case OPT_PROGRESS:
 		if (pw_cli_progress_parse(arg, &a->progress))
 			return 0;
@@ -209,7 +218,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 
 /* ---------------------------------------------------------------- verify, rollback, remove */
 
-static int run_verify(pw_cli *cli)
+static int run_verify(pw_cli *cli, const runtime_args *a)
 {
 	pw_op_runtime_verify_result r;
 	pw_op_io io = terminal_io(cli, NULL);
@@ -220,6 +229,11 @@ static int run_verify(pw_cli *cli)
 		rc = pw_cli_fail(cli, e);
 	} else if (cli->json) {
 		pw_render_json(stdout, pw_op_runtime_verify_json(&r));
+		rc = r.diffs ? PW_EXIT_FAILED : 0;
+	} else if (a->rpm_format) {
+		/* rpm -V prints nothing when everything matches */
+		for (size_t i = 0; i < v->line_count; i++)
+			printf("%s\n", v->rpm_lines[i]);
 		rc = r.diffs ? PW_EXIT_FAILED : 0;
 	} else {
 		for (size_t i = 0; i < v->line_count; i++)
@@ -305,7 +319,7 @@ static int run_runtime(pw_cli *cli, int argc, char **argv)
 	if (strcmp(sub, "install") == 0)
 		return run_install(cli, &a);
 	if (strcmp(sub, "verify") == 0)
-		return run_verify(cli);
+		return run_verify(cli, &a);
 	if (strcmp(sub, "rollback") == 0)
 		return run_rollback(cli);
 	if (strcmp(sub, "remove") == 0)
@@ -321,6 +335,6 @@ const pw_cmd pw_cmd_runtime = {
 	.summary = N_("status, install, verify, roll back, remove or add the baseline to the managed CPython"),
 	.usage = N_("status|install|verify|rollback|remove|baseline [--version V] [--pins FILE]\n"
 		    "       [--mirror URL] [--archive FILE] [--cacert FILE] [--dry-run] [--progress auto|bar|none|json]\n"
-		    "       [--requirements FILE] [--index URL] (baseline)"),
+		    "       [--requirements FILE] [--index URL] (baseline) [--format rpm] (verify)"),
 	.run = run_runtime,
 };

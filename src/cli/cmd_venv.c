@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 
+#include "ops/op_history.h"
 #include "ops/json.h"
 #include "cli/cmd_jobs.h"
 #include "ops/pipsetup.h"
@@ -35,6 +36,7 @@ typedef struct venv_args {
 	const char *index;
 	const char *proxy;
 	const char *seed;
+	const char *format;
 	bool upgrade;
 	bool background;
 	int depth;
@@ -46,7 +48,8 @@ typedef struct venv_args {
 	char **argv;
 } venv_args;
 
-enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE, OPT_BACKGROUND };
+enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE, OPT_BACKGROUND,
+       OPT_FORMAT };
 
 static const struct option venv_longopts[] = {
 	{ "venv", required_argument, NULL, OPT_VENV },
@@ -57,6 +60,7 @@ static const struct option venv_longopts[] = {
 	{ "background", no_argument, NULL, OPT_BACKGROUND },
 	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "requirement", required_argument, NULL, 'r' },
 	{ "editable", required_argument, NULL, 'e' },
 	{ NULL, 0, NULL, 0 },
@@ -83,6 +87,13 @@ static int handle_option(int code, const char *arg, void *ud)
 	case OPT_UPGRADE: a->upgrade = true; return 0;
 	case OPT_BACKGROUND: a->background = true; return 0;
 	case OPT_SEED: a->seed = arg; return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "rpm") != 0) {
+			pw_cli_usage_error(a->cli, _("--format takes rpm, not '%s'"), arg);
+			return 2;
+		}
+		a->format = arg;
+		return 0;
 	case 'r': return add_path(a, a->requirements, &a->req_count, arg);
 	case 'e': return add_path(a, a->editables, &a->editable_count, arg);
 	case OPT_DEPTH: {
@@ -277,6 +288,77 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- verify */
+
+/* rpm -V's lines: nine flags, the marker column (blank), the path; "missing"
+ * in place of the flags; unexpected files, which rpm -V does not look for,
+ * get a word of their own. Nothing when everything matches. */
+static void print_rpm(const pw_rc_report *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		for (size_t k = 0; k < r->dists[i].count; k++) {
+			const pw_rc_file *f = &r->dists[i].files[k];
+			if (f->kind == PW_RC_MODIFIED)
+				printf("%s    %s\n", f->rpm_flags, f->path);
+			else if (f->kind == PW_RC_MISSING)
+				printf("missing     %s\n", f->path);
+			else if (f->kind == PW_RC_UNEXPECTED)
+				printf("unexpected  %s\n", f->path);
+		}
+	}
+}
+
+static void print_verify(const pw_cli *cli, const pw_rc_report *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const pw_rc_dist *d = &r->dists[i];
+		bool head = false;
+		for (size_t k = 0; k < d->count; k++) {
+			const pw_rc_file *f = &d->files[k];
+			if (f->kind == PW_RC_UNCHECKED && cli->verbosity < 1)
+				continue;
+			if (!head)
+				printf("%s %s\n", d->name, d->version);
+			head = true;
+			if (f->kind == PW_RC_MODIFIED)
+				printf("  %-10s %s (%s)\n", pw_rc_kind_name(f->kind), f->path, f->rpm_flags);
+			else
+				printf("  %-10s %s\n", pw_rc_kind_name(f->kind), f->path);
+		}
+	}
+	printf(P_("%zu distribution, %zu files checked: %zu modified, %zu missing, %zu unexpected, "
+		  "%zu unchecked (no hash in RECORD)\n",
+		  "%zu distributions, %zu files checked: %zu modified, %zu missing, %zu unexpected, "
+		  "%zu unchecked (no hash in RECORD)\n", r->count),
+	       r->count, r->checked, r->modified, r->missing, r->unexpected, r->unchecked);
+}
+
+static int run_verify(pw_cli *cli, venv_args *a, int nops, char **ops)
+{
+	if (nops > 1) {
+		pw_cli_usage_error(cli, _("'venv verify' takes at most one NAME or PATH"));
+		return PW_EXIT_USAGE;
+	}
+	if (nops == 1)
+		a->venv = ops[0];
+	char *venv = NULL;
+	pw_op_venv_verify_result r = { 0 };
+	pw_op_io io = { .cancel = pw_cli_interrupt_token() };
+	pw_err *e = find_target(cli, a, &venv, false);
+	if (!e)
+		e = pw_op_venv_verify(&cli->ctx, venv, &io, &r);
+	int rc = e ? pw_cli_fail(cli, e) : r.differs ? PW_EXIT_FAILED : 0;
+	if (!e && cli->json)
+		pw_render_json(stdout, pw_op_venv_verify_json(&r));
+	else if (!e && a->format)
+		print_rpm(&r.report);
+	else if (!e)
+		print_verify(cli, &r.report);
+	pw_op_venv_verify_clear(&r);
+	free(venv);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static int run_venv(pw_cli *cli, int argc, char **argv)
@@ -288,7 +370,7 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 	if (first < 0)
 		return PW_EXIT_USAGE;
 	if (first >= argc) {
-		pw_cli_usage_error(cli, _("'venv' needs a subcommand: discover, create, install, uninstall or remove"));
+		pw_cli_usage_error(cli, _("'venv' needs a subcommand: discover, create, install, uninstall, remove or verify"));
 		return PW_EXIT_USAGE;
 	}
 	pw_err *e = pw_cli_prepare(cli);
@@ -313,17 +395,20 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 		return run_pip_command(cli, &a, nops, ops, &uninstall);
 	if (strcmp(sub, "remove") == 0)
 		return run_remove(cli, nops, ops);
+	if (strcmp(sub, "verify") == 0)
+		return run_verify(cli, &a, nops, ops);
 	pw_cli_usage_error(cli, _("unknown venv subcommand '%s'"), sub);
 	return PW_EXIT_USAGE;
 }
 
 const pw_cmd pw_cmd_venv = {
 	.name = "venv",
-	.summary = N_("discover, create, install into, uninstall from and remove environments"),
+	.summary = N_("discover, create, install into, uninstall from, remove and verify environments"),
 	.usage = N_("discover [DIR] [--depth N]\n"
 		    "       pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
 		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background] [-r FILE] [-e PATH] SPEC...\n"
 		    "       pyward venv uninstall [--venv V] [--background] NAME...\n"
-		    "       pyward venv remove NAME|PATH"),
+		    "       pyward venv remove NAME|PATH\n"
+		    "       pyward venv verify [NAME|PATH] [--format rpm] [--json]"),
 	.run = run_venv,
 };

@@ -160,6 +160,19 @@ pw_err *pw_pkgdb_later(pw_catalog *c, int64_t op, const char *env, const pw_pkg_
 	return e;
 }
 
+pw_err *pw_pkgdb_link_undo(pw_catalog *c, int64_t id, int64_t undo_of)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	sqlite3_stmt *st = NULL;
+	if (!db || sqlite3_prepare_v2(db, "UPDATE operations SET undo_of = ?2 WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return db ? db_error(db, N_("recording an undo")) : NULL;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, undo_of);
+	pw_err *e = sqlite3_step(st) == SQLITE_DONE ? NULL : db_error(db, N_("recording an undo"));
+	sqlite3_finalize(st);
+	return e;
+}
+
 /* ---------------------------------------------------------------- watching an operation */
 
 pw_err *pw_pkgwatch_begin(pw_pkgwatch *w, const char *env)

@@ -26,6 +26,9 @@ pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *
 pw_err *pw_pkgdb_later(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes,
 		       int64_t **ids, size_t *count);
 
+/* Link operation id to the operation it undoes (operations.undo_of). */
+pw_err *pw_pkgdb_link_undo(pw_catalog *c, int64_t id, int64_t undo_of);
+
 /* Watching one operation: read the environment before, read it after, and
  * record the difference. */
 typedef struct pw_pkgwatch {
