@@ -353,6 +353,11 @@ static void walk_unexpected(const char *dir, strset *recorded, pw_rc_dist *d, si
 	closedir(dh);
 }
 
+static int by_file_path(const void *a, const void *b)
+{
+	return strcmp(((const pw_rc_file *)a)->path, ((const pw_rc_file *)b)->path);
+}
+
 static int by_dist_name(const void *a, const void *b)
 {
 	return strcmp(((const pw_rc_dist *)a)->name, ((const pw_rc_dist *)b)->name);
@@ -401,6 +406,8 @@ pw_err *pw_record_check(const char *env, pw_rc_report *out)
 		out->missing += d->missing;
 		out->unexpected += d->unexpected;
 		out->unchecked += d->unchecked;
+		if (d->count > 1)
+			qsort(d->files, d->count, sizeof *d->files, by_file_path);
 	}
 	if (out->count > 1)
 		qsort(out->dists, out->count, sizeof *out->dists, by_dist_name);
