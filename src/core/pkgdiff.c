@@ -300,9 +300,9 @@ void pw_pkg_changes_clear(pw_pkg_changes *l)
 size_t pw_pkg_changes_apt_lines(const pw_pkg_changes *l, char ***lines)
 {
 	static const struct { pw_pkg_action action; const char *label; } order[] = {
-		{ PW_PKG_INSTALLED, N_("Install") }, { PW_PKG_UPGRADED, N_("Upgrade") },
-		{ PW_PKG_DOWNGRADED, N_("Downgrade") }, { PW_PKG_REINSTALLED, N_("Reinstall") },
-		{ PW_PKG_REMOVED, N_("Remove") },
+		{ PW_PKG_INSTALLED, N_("Install:") }, { PW_PKG_UPGRADED, N_("Upgrade:") },
+		{ PW_PKG_DOWNGRADED, N_("Downgrade:") }, { PW_PKG_REINSTALLED, N_("Reinstall:") },
+		{ PW_PKG_REMOVED, N_("Remove:") },
 	};
 	size_t n = 0;
 	*lines = xcalloc(sizeof order / sizeof order[0] + 1, sizeof **lines);
@@ -317,7 +317,7 @@ size_t pw_pkg_changes_apt_lines(const pw_pkg_changes *l, char ***lines)
 					    c->new_version ? c->new_version : "?")
 				: xasprintf("%s (%s)", c->name,
 					    c->new_version ? c->new_version : c->old_version ? c->old_version : "?");
-			char *next = line ? xasprintf("%s, %s", line, item) : xasprintf("%s: %s", _(order[k].label), item);
+			char *next = line ? xasprintf("%s, %s", line, item) : xasprintf("%s %s", _(order[k].label), item);
 			free(line);
 			free(item);
 			line = next;
