@@ -157,13 +157,22 @@ static int started_width(int term)
 				       : columns[STARTED_COLUMN].width;
 }
 
+/* The ID column grows with the largest id shown (a million operations
+ * have seven digits), never below its title's width. */
+static int id_width = 5;
+
+static int column_width(size_t c, int term)
+{
+	return c == STARTED_COLUMN ? started_width(term) : c == 0 ? id_width : columns[c].width;
+}
+
 static int target_width(int term)
 {
 	if (term == 0)
 		return 0;
 	int used = 0;
 	for (size_t i = 0; i + 1 < NCOLUMNS; i++)
-		used += (i == STARTED_COLUMN ? started_width(term) : columns[i].width) + 1;
+		used += column_width(i, term) + 1;
 	return term - used > 8 ? term - used : 8;
 }
 
@@ -171,7 +180,7 @@ static void print_row(const char *const cells[NCOLUMNS], int term)
 {
 	int last_width = target_width(term);
 	for (size_t c = 0; c + 1 < NCOLUMNS; c++) {
-		int w = c == STARTED_COLUMN ? started_width(term) : columns[c].width;
+		int w = column_width(c, term);
 		pw_render_cell(stdout, cells[c], w, columns[c].right);
 		fputc(' ', stdout);
 	}
@@ -185,6 +194,12 @@ static void print_row(const char *const cells[NCOLUMNS], int term)
 
 static void print_table(const pw_op_list *ops)
 {
+	for (size_t i = 0; i < ops->count; i++) {
+		char id[24];
+		int n = snprintf(id, sizeof id, "%lld", (long long)ops->items[i].id);
+		if (n > id_width)
+			id_width = n;
+	}
 	int term = terminal_width();
 	size_t skip = started_width(term) < columns[STARTED_COLUMN].width ? SHORT_DATE_SKIP : 0;
 	const char *titles[NCOLUMNS];

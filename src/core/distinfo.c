@@ -111,24 +111,59 @@ static char *trimmed(const char *s, size_t n)
 	return n && n < FIELD_MAX ? xstrndup(s, n) : NULL;
 }
 
-/* Name and Version from METADATA's header block (ends at the first empty line). */
-static void read_metadata(int dir, pw_dist *d)
+/* Name and Version from the lines of buf[0..len) that are complete; true
+ * once both are found or the header block ended (an empty line). */
+static bool scan_headers(const char *buf, size_t len, pw_dist *d)
 {
-	size_t len = 0;
-	char *buf = read_small(dir, "METADATA", METADATA_HEAD_MAX, &len);
-	if (!buf)
-		return;
-	for (char *line = buf; line < buf + len && (!d->name || !d->version);) {
-		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
-		size_t n = nl ? (size_t)(nl - line) : (size_t)(buf + len - line);
+	for (const char *line = buf; line < buf + len;) {
+		const char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+		if (!nl)
+			return false; /* a line not yet read whole */
+		size_t n = (size_t)(nl - line);
 		if (n == 0 || (n == 1 && line[0] == '\r'))
-			break;
+			return true;
 		if (!d->name && n > 5 && strncasecmp(line, "Name:", 5) == 0)
 			d->name = trimmed(line + 5, n - 5);
 		else if (!d->version && n > 8 && strncasecmp(line, "Version:", 8) == 0)
 			d->version = trimmed(line + 8, n - 8);
-		line += n + 1;
+		if (d->name && d->version)
+			return true;
+		line = nl + 1;
 	}
+	return false;
+}
+
+/* Name and Version from METADATA's header block (ends at the first empty
+ * line). Read a few KiB at a time until both are found: they come first,
+ * and the description after the headers can be long. */
+static void read_metadata(int dir, pw_dist *d)
+{
+	int fd = openat(dir, "METADATA", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= METADATA_HEAD_MAX)
+				break;
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			buf[n] = '\n'; /* a last line without its newline */
+			scan_headers(buf, n + 1, d);
+			break;
+		}
+		n += (size_t)r;
+		/* names found on an earlier pass are kept: scan only for what is missing */
+		if (scan_headers(buf, n, d))
+			break;
+	}
+	close(fd);
 	free(buf);
 }
 

@@ -23,6 +23,7 @@
 #include "tui/worker.h"
 
 #include "ops/ctx.h"
+#include "ops/op_history.h"
 
 #include "catalog.h"
 #include "i18n.h"
@@ -239,42 +240,59 @@ static void add_attempt(history_pane *p, const pw_attempt_rec *a)
 	}
 }
 
+/* apt's history lines, as `history show` prints them. */
+static void add_changes(history_pane *p, const char *env, const pw_pkg_changes *ch)
+{
+	if (!ch->count)
+		return;
+	add_detail(p, xasprintf(_("  packages in %s:"), env ? env : "?"));
+	char **lines = NULL;
+	size_t n = pw_pkg_changes_apt_lines(ch, &lines);
+	for (size_t i = 0; i < n; i++)
+		add_detail(p, xasprintf("    %s", lines[i]));
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
 static void open_detail(history_pane *p)
 {
 	if (p->selected >= p->count)
 		return;
-	pw_catalog *cat = NULL;
-	pw_op_rec op = { 0 };
-	pw_attempt_list att = { 0 };
-	pw_err *e = pw_ops_catalog_ro(pw_app_ctx(p->app), &cat);
-	if (!e)
-		e = pw_catalog_op_get(cat, p->rows[p->selected].id, &op, &att);
+	/* The same read as `history show` (ops/op_history.c). */
+	pw_op_history_show_result r = { 0 };
+	pw_err *e = pw_op_history_show(pw_app_ctx(p->app), p->rows[p->selected].id, &r);
+	const pw_op_rec *op = &r.op;
+	const pw_attempt_list *att = &r.attempts;
 	clear_detail(p);
 	if (e) {
 		add_detail(p, xasprintf(_("Cannot read the operation: %s"), pw_err_message(e)));
 	} else {
 		char start[32], end[32];
-		pw_fmt_time(op.started_at, start, sizeof start);
-		pw_fmt_time(op.finished_at, end, sizeof end);
-		add_detail(p, xasprintf(_("Operation %lld"), (long long)op.id));
-		add_detail(p, xasprintf(_("  kind:      %s"), op.kind));
-		add_detail(p, xasprintf(_("  target:    %s"), op.target ? op.target : "-"));
-		add_detail(p, xasprintf(_("  outcome:   %s"), op.outcome));
-		if (op.stop_reason)
-			add_detail(p, xasprintf(_("  reason:    %s"), op.stop_reason));
+		pw_fmt_time(op->started_at, start, sizeof start);
+		pw_fmt_time(op->finished_at, end, sizeof end);
+		add_detail(p, xasprintf(_("Operation %lld"), (long long)op->id));
+		add_detail(p, xasprintf(_("  kind:      %s"), op->kind));
+		add_detail(p, xasprintf(_("  target:    %s"), op->target ? op->target : "-"));
+		add_detail(p, xasprintf(_("  outcome:   %s"), op->outcome));
+		if (op->stop_reason)
+			add_detail(p, xasprintf(_("  reason:    %s"), op->stop_reason));
 		add_detail(p, xasprintf(_("  started:   %s UTC"), start));
-		add_detail(p, xasprintf(_("  finished:  %s%s"), op.finished_at ? end : "-", op.finished_at ? " UTC" : ""));
-		add_detail(p, xasprintf(_("  user:      %s (uid %lld) on %s, pid %lld"), op.user, (long long)op.uid,
-					op.host, (long long)op.pid));
-		add_detail(p, xasprintf(_("  command:   %s"), op.args ? op.args : "-"));
-		add_detail(p, xasprintf(_("  attempts:  %zu"), att.count));
-		for (size_t i = 0; i < att.count; i++)
-			add_attempt(p, &att.items[i]);
+		add_detail(p, xasprintf(_("  finished:  %s%s"), op->finished_at ? end : "-", op->finished_at ? " UTC" : ""));
+		add_detail(p, xasprintf(_("  user:      %s (uid %lld) on %s, pid %lld"), op->user, (long long)op->uid,
+					op->host, (long long)op->pid));
+		add_detail(p, xasprintf(_("  command:   %s"), op->args ? op->args : "-"));
+		if (op->undo_of)
+			add_detail(p, xasprintf(_("  undo of:   operation %lld"), (long long)op->undo_of));
+		if (op->note)
+			add_detail(p, xasprintf(_("  result:    %s"), op->note));
+		add_changes(p, r.env, &r.changes);
+		add_detail(p, xasprintf(_("  attempts:  %zu"), att->count));
+		for (size_t i = 0; i < att->count; i++)
+			add_attempt(p, &att->items[i]);
 	}
 	pw_err_free(e);
-	pw_op_rec_clear(&op);
-	pw_attempt_list_clear(&att);
-	pw_catalog_close(&cat);
+	pw_op_history_show_clear(&r);
 }
 
 /* ---------------------------------------------------------------- drawing */
