@@ -344,7 +344,7 @@ static int run_verify(pw_cli *cli, venv_args *a, int nops, char **ops)
 	char *venv = NULL;
 	pw_op_venv_verify_result r = { 0 };
 	pw_op_io io = { .cancel = pw_cli_interrupt_token() };
-	pw_err *e = find_target(cli, a, &venv, false);
+	pw_err *e = pw_op_venv_find(&cli->ctx, a->venv, &venv, false);
 	if (!e)
 		e = pw_op_venv_verify(&cli->ctx, venv, &io, &r);
 	int rc = e ? pw_cli_fail(cli, e) : r.differs ? PW_EXIT_FAILED : 0;

@@ -132,9 +132,7 @@ static void say(const pw_op_venv_pip_request *rq, char *text)
 	free(text);
 }
 
-/* The named environment, else the one environment found (*out stays NULL
- * when there is none and create_ok). */
-static pw_err *find_target(const pw_ops_ctx *ctx, const char *venv, char **out, bool create_ok)
+pw_err *pw_op_venv_find(const pw_ops_ctx *ctx, const char *venv, char **out, bool create_ok)
 {
 	*out = NULL;
 	if (venv)
@@ -157,7 +155,7 @@ static pw_err *find_target(const pw_ops_ctx *ctx, const char *venv, char **out, 
 static pw_err *choose_target(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, const pw_child_env *ce,
 			     pw_catalog *cat, const pw_op_io *io, char **out)
 {
-	pw_err *e = find_target(ctx, rq->venv, out, rq->install);
+	pw_err *e = pw_op_venv_find(ctx, rq->venv, out, rq->install);
 	if (e || *out)
 		return e;
 	pw_created c = { 0 };
@@ -187,7 +185,7 @@ pw_err *pw_op_venv_pip_check(const pw_ops_ctx *ctx, const pw_op_venv_pip_request
 	if (!e)
 		e = build_specs(ctx, rq, &specs);
 	if (!e)
-		e = find_target(ctx, rq->venv, venv, rq->install);
+		e = pw_op_venv_find(ctx, rq->venv, venv, rq->install);
 	if (!e && !*venv)
 		*venv = xasprintf("%s/.venv", ctx->workspace); /* the job creates it */
 	pw_spec_list_clear(&specs);

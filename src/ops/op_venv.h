@@ -76,6 +76,10 @@ pw_err *pw_op_venv_pip(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, 
 json_t *pw_op_venv_pip_json(const pw_op_venv_pip_result *r, const pw_err *e);
 void pw_op_venv_pip_clear(pw_op_venv_pip_result *r);
 
+/* The named environment (resolved, confined), else the one environment
+ * found in the workspace (*out stays NULL when there is none and create_ok). */
+pw_err *pw_op_venv_find(const pw_ops_ctx *ctx, const char *venv, char **out, bool create_ok);
+
 /* ---- remove: a folder carrying pyvenv.cfg (or conda-meta/), confined. */
 pw_err *pw_op_venv_remove(const pw_ops_ctx *ctx, const char *name, char **removed);
 json_t *pw_op_venv_remove_json(const char *removed);
