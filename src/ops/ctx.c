@@ -172,7 +172,8 @@ static char *recorded_args(const pw_ops_who *w)
 pw_err *pw_ops_op_begin(const pw_ops_ctx *ctx, pw_catalog *cat, const char *kind, const char *target, int64_t *id)
 {
 	char *args = recorded_args(&ctx->who);
-	pw_op_start s = { .kind = kind, .target = target, .args = args, .job_id = ctx->who.job_id };
+	pw_op_start s = { .kind = kind, .target = target, .args = args, .job_id = ctx->who.job_id,
+			  .actor = ctx->who.actor };
 	pw_err *e = pw_catalog_op_begin(cat, &s, id);
 	free(args);
 	return e;

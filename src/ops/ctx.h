@@ -42,6 +42,8 @@ typedef struct pw_ops_who {
 	const char *client;    /* optional: the agent or HTTP client's own description */
 	const char *args;      /* the request as text (the command line for the CLI) */
 	int64_t job_id;        /* the background job running it (jobs.h); 0: none */
+	const pw_actor *actor; /* who asked, when not this process's user (the HTTP API's
+				* peer uid or token name); NULL: pw_catalog_actor_current() */
 } pw_ops_who;
 
 typedef struct pw_ops_ctx {
