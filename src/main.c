@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "api/api.h"
 #include "cli/cli.h"
 #include "cli/render.h"
 #include "mcp/mcp.h"
@@ -169,6 +170,111 @@ const pw_cmd pw_cmd_mcp = {
 	.summary = N_("serve the tools to an agent: a Model Context Protocol server on stdin/stdout"),
 	.usage = N_("[--allow-runtime-install] [--max-message BYTES]"),
 	.run = run_mcp,
+};
+
+/* ---- pyward serve: the HTTP API front end (src/api) */
+
+typedef struct serve_args {
+	pw_api_config cfg;
+	const char *list[16];
+	const char *hosts[16];
+} serve_args;
+
+enum { OPT_SERVE_LISTEN = 0x800, OPT_SERVE_TOKENS, OPT_SERVE_CERT, OPT_SERVE_KEY, OPT_SERVE_ALLOW_HOST,
+       OPT_SERVE_MAX_BODY, OPT_SERVE_MAX_HEADER, OPT_SERVE_MAX_CONN, OPT_SERVE_REQ_TIMEOUT, OPT_SERVE_PINS,
+       OPT_SERVE_MIRROR, OPT_SERVE_CACERT, OPT_SERVE_REQUIREMENTS };
+
+static const struct option serve_longopts[] = {
+	{ "listen", required_argument, NULL, OPT_SERVE_LISTEN },
+	{ "token-file", required_argument, NULL, OPT_SERVE_TOKENS },
+	{ "tls-cert", required_argument, NULL, OPT_SERVE_CERT },
+	{ "tls-key", required_argument, NULL, OPT_SERVE_KEY },
+	{ "allow-host", required_argument, NULL, OPT_SERVE_ALLOW_HOST },
+	{ "max-body", required_argument, NULL, OPT_SERVE_MAX_BODY },
+	{ "max-header", required_argument, NULL, OPT_SERVE_MAX_HEADER },
+	{ "max-connections", required_argument, NULL, OPT_SERVE_MAX_CONN },
+	{ "request-timeout", required_argument, NULL, OPT_SERVE_REQ_TIMEOUT },
+	{ "pins", required_argument, NULL, OPT_SERVE_PINS },
+	{ "mirror", required_argument, NULL, OPT_SERVE_MIRROR },
+	{ "cacert", required_argument, NULL, OPT_SERVE_CACERT },
+	{ "requirements", required_argument, NULL, OPT_SERVE_REQUIREMENTS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A whole number from 1 to max, or 0 when it is not one. */
+static unsigned long serve_number(const char *arg, unsigned long max)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	return errno || !*arg || *end || *arg == '-' || v == 0 || v > max ? 0 : v;
+}
+
+static int add_repeated(const char **list, size_t *n, const char *arg)
+{
+	if (*n >= 16) {
+		fprintf(stderr, _("pyward: at most 16 of each repeatable option\n"));
+		return PW_EXIT_USAGE;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+static int handle_serve_option(int code, const char *arg, void *ud)
+{
+	serve_args *s = ud;
+	pw_api_config *c = &s->cfg;
+	unsigned long v = 1;
+	switch (code) {
+	case OPT_SERVE_LISTEN: return add_repeated(s->list, &c->listen_count, arg);
+	case OPT_SERVE_ALLOW_HOST: return add_repeated(s->hosts, &c->allow_host_count, arg);
+	case OPT_SERVE_TOKENS: c->token_file = arg; return 0;
+	case OPT_SERVE_CERT: c->tls_cert = arg; return 0;
+	case OPT_SERVE_KEY: c->tls_key = arg; return 0;
+	case OPT_SERVE_PINS: c->pins = arg; return 0;
+	case OPT_SERVE_MIRROR: c->mirror = arg; return 0;
+	case OPT_SERVE_CACERT: c->cacert = arg; return 0;
+	case OPT_SERVE_REQUIREMENTS: c->requirements = arg; return 0;
+	case OPT_SERVE_MAX_BODY: v = c->max_body = serve_number(arg, 1UL << 30); break;
+	case OPT_SERVE_MAX_HEADER: v = c->max_header = serve_number(arg, 1UL << 20); break;
+	case OPT_SERVE_MAX_CONN: v = c->max_connections = (unsigned)serve_number(arg, 10000); break;
+	case OPT_SERVE_REQ_TIMEOUT: v = c->request_timeout = (unsigned)serve_number(arg, 86400); break;
+	default: return PW_EXIT_USAGE;
+	}
+	if (v == 0) {
+		fprintf(stderr, _("pyward: serve: \"%s\" is not a positive whole number in range\n"), arg);
+		return PW_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_serve(pw_cli *cli, int argc, char **argv)
+{
+	serve_args s = { 0 };
+	s.cfg.listen = s.list;
+	s.cfg.allow_hosts = s.hosts;
+	int first = pw_cli_parse_command(cli, &pw_cmd_serve, argc, argv, "", serve_longopts, handle_serve_option, &s);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		return PW_EXIT_USAGE;
+	if (first < argc) {
+		pw_cli_usage_error(cli, _("'serve' takes no arguments"));
+		return PW_EXIT_USAGE;
+	}
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return pw_cli_fail(cli, e);
+	return pw_api_serve(&cli->ctx, &s.cfg);
+}
+
+const pw_cmd pw_cmd_serve = {
+	.name = "serve",
+	.summary = N_("serve the HTTP JSON API (operators, fleets, /metrics)"),
+	.usage = N_("[--listen unix:PATH|HOST:PORT]... [--token-file FILE] [--tls-cert FILE --tls-key FILE] "
+		    "[--allow-host NAME]... [--max-body BYTES] [--max-header BYTES] [--max-connections N] "
+		    "[--request-timeout SECONDS] [--pins FILE] [--mirror URL] [--cacert FILE] [--requirements FILE]"),
+	.run = run_serve,
 };
 
 static int no_command(pw_cli *cli)

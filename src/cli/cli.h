@@ -38,6 +38,7 @@ typedef struct pw_cmd {
 extern const pw_cmd pw_cmd_history;
 extern const pw_cmd pw_cmd_paths;
 extern const pw_cmd pw_cmd_tui;
+extern const pw_cmd pw_cmd_serve;
 extern const pw_cmd pw_cmd_runtime;
 extern const pw_cmd pw_cmd_exec;
 extern const pw_cmd pw_cmd_venv;

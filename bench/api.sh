@@ -1,0 +1,162 @@
+#!/bin/sh
+# GET /api/runtime/python from `pyward serve` over TCP loopback (bearer
+# token, Host checked), beside
+#   - `pyward runtime status --json` as a process per request (what a
+#     monitoring script without the API would run), and
+#   - nginx serving a static JSON file of the same size (the ceiling),
+# in one run, with wrk from Debian. Two loads each:
+#   fixed: 10 connections, each waiting 10 ms between requests, so at most
+#          about 1,000 requests/s: the latency an operator sees (goal: p99
+#          under 5 ms);
+#   max:   as fast as it goes with 10 connections (goal: at least half of
+#          nginx's requests/s).
+# The box has the suite's fixture runtime installed (from a local archive),
+# so the status is the real one. nginx is started on a loopback port by this
+# script and stopped by its own PID, as is pyward serve.
+# Usage: BUILD_DIR=_build bench/api.sh [SECONDS]
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$here/_build}
+case $build in /*) ;; *) build=$here/$build ;; esac
+secs=${1:-5}
+py="$build/src/pyward"
+[ -x "$py" ] || { echo "build first: ./setup.sh test" >&2; exit 2; }
+for t in wrk nginx curl python3; do
+	command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] ||
+		{ echo "$t needed: ./setup.sh deps installs wrk and nginx" >&2; exit 2; }
+done
+nginx_bin=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+
+WORLD=$(mktemp -d)
+SERVE_PID="" NGINX_PID=""
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
+	rm -rf "$WORLD"
+}
+trap cleanup EXIT
+export HOME="$WORLD/home" XDG_CONFIG_HOME="$WORLD/xdg" PYWARD_SYSTEM_CONFIG="$WORLD/none.conf"
+mkdir -p "$HOME" "$WORLD/box" "$WORLD/ws" "$WORLD/www"
+printf 'audit_log = none\n' > "$PYWARD_SYSTEM_CONFIG"
+
+# ---- a box with the fixture runtime
+set -- $(sh "$here/tests/fixtures/make_runtime_archive.sh" "$WORLD/rel")
+ver=$1 sha=$2 size=$3
+printf 'version\trelease\tplatform\turl\tsha256\tsize\n%s\t1\t%s-unknown-linux-gnu\thttps://localhost/x.tar.gz\t%s\t%s\n' \
+	"$ver" "$(uname -m)" "$sha" "$size" > "$WORLD/pins.tsv"
+"$py" --box-root "$WORLD/box" -C "$WORLD/ws" runtime install --pins "$WORLD/pins.tsv" --no-baseline \
+	--archive "$WORLD/rel/cpython-fixture-install_only.tar.gz" --yes -q --no-progress >/dev/null 2>&1 ||
+"$py" --box-root "$WORLD/box" -C "$WORLD/ws" runtime install --pins "$WORLD/pins.tsv" \
+	--archive "$WORLD/rel/cpython-fixture-install_only.tar.gz" --yes -q --no-progress >/dev/null
+
+# ---- pyward serve on a free loopback port
+token=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
+printf 'bench %s\n' "$token" > "$WORLD/tokens" && chmod 600 "$WORLD/tokens"
+"$py" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
+	--max-connections 200 2> "$WORLD/serve.err" &
+SERVE_PID=$!
+i=0
+while ! grep -q 'listening on 127' "$WORLD/serve.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/serve.err")
+[ -n "$port" ] || { cat "$WORLD/serve.err" >&2; exit 1; }
+api="http://127.0.0.1:$port/api/runtime/python"
+curl -sf -H "Authorization: Bearer $token" "$api" > "$WORLD/www/status.json"
+bytes=$(wc -c < "$WORLD/www/status.json")
+
+# ---- nginx with the same bytes, one worker per core as a tuned site would
+nport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$WORLD/nginx.conf" <<EOF
+daemon off;
+worker_processes auto;
+pid $WORLD/nginx.pid;
+error_log $WORLD/nginx.err;
+events { worker_connections 512; }
+http {
+	access_log off;
+	client_body_temp_path $WORLD/tmp; proxy_temp_path $WORLD/tmp; fastcgi_temp_path $WORLD/tmp;
+	uwsgi_temp_path $WORLD/tmp; scgi_temp_path $WORLD/tmp;
+	server {
+		listen 127.0.0.1:$nport;
+		root $WORLD/www;
+		location / { default_type application/json; }
+	}
+}
+EOF
+mkdir -p "$WORLD/tmp"
+"$nginx_bin" -c "$WORLD/nginx.conf" -e "$WORLD/nginx.err" &
+NGINX_PID=$!
+i=0
+while ! curl -sf "http://127.0.0.1:$nport/status.json" >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+ngx="http://127.0.0.1:$nport/status.json"
+[ "$(curl -sf "$ngx" | wc -c)" = "$bytes" ] || { echo "nginx did not serve the file" >&2; exit 1; }
+
+# ---- wrk: the fixed-rate load paces each connection with a Lua delay()
+cat > "$WORLD/paced.lua" <<'EOF'
+function delay() return 10 end
+EOF
+# run NAME URL LOAD [HEADER]: prints "NAME LOAD req/s p50_ms p99_ms"
+run() {
+	name=$1 url=$2 load=$3
+	shift 3
+	script=""
+	[ "$load" = fixed ] && script="-s $WORLD/paced.lua"
+	# shellcheck disable=SC2086
+	wrk -t2 -c10 -d"${secs}s" --latency $script "$@" "$url" > "$WORLD/wrk.out" 2>&1
+	python3 - "$WORLD/wrk.out" "$name" "$load" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+def ms(v, unit):
+    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+lat = {m.group(1): ms(m.group(2), m.group(3)) for m in re.finditer(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+errs = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+if errs:
+    print("# %s: %s non-2xx answers" % (sys.argv[2], errs.group(1)), file=sys.stderr)
+print("%s %s %.0f %.3f %.3f" % (sys.argv[2], sys.argv[3], rps, lat.get("50", -1), lat.get("99", -1)))
+EOF
+}
+
+# ---- a process per request: sequential, like a cron job or a scrape wrapper
+per_process() {
+	n=$1
+	python3 - "$py" "$WORLD/box" "$WORLD/ws" "$n" <<'EOF'
+import subprocess, sys, time
+py, box, ws, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+lat = []
+start = time.perf_counter()
+for _ in range(n):
+    t = time.perf_counter()
+    subprocess.run([py, "--box-root", box, "-C", ws, "runtime", "status", "--json"], stdout=subprocess.DEVNULL, check=True)
+    lat.append((time.perf_counter() - t) * 1000)
+total = time.perf_counter() - start
+lat.sort()
+print("process sequential %.0f %.3f %.3f" % (n / total, lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]))
+EOF
+}
+
+echo "# GET /api/runtime/python: $bytes bytes of JSON; wrk -t2 -c10 -d${secs}s; $(nproc) cores"
+echo "# name load req/s p50_ms p99_ms"
+auth="Authorization: Bearer $token"
+{
+	run pyward-serve fixed "$api" fixed -H "$auth"
+	run nginx fixed "$ngx" fixed
+	run pyward-serve max "$api" max -H "$auth"
+	run nginx max "$ngx" max
+	per_process 200
+} | tee "$WORLD/results"
+
+python3 - "$WORLD/results" <<'EOF'
+import sys
+r = {}
+for line in open(sys.argv[1]):
+    name, load, rps, p50, p99 = line.split()
+    r[(name, load)] = (float(rps), float(p50), float(p99))
+api_f, ngx_f = r[("pyward-serve", "fixed")], r[("nginx", "fixed")]
+api_m, ngx_m = r[("pyward-serve", "max")], r[("nginx", "max")]
+proc = r[("process", "sequential")]
+print("ratio serve/nginx req/s at max load: %.2f (goal >= 0.50)" % (api_m[0] / ngx_m[0]))
+print("ratio serve/nginx p99 at the fixed load: %.2f" % (api_f[2] / ngx_f[2] if ngx_f[2] > 0 else float("nan")))
+print("serve p99 at %.0f req/s: %.2f ms (goal < 5 ms at 1,000 req/s)" % (api_f[0], api_f[2]))
+print("ratio process-per-request/serve p50 latency: %.1f" % (proc[1] / api_f[1]))
+print("ratio serve/process-per-request req/s: %.1f" % (api_m[0] / proc[0]))
+EOF

@@ -1,0 +1,60 @@
+/*
+ * The server's jobs: a long operation (an install) runs on its own thread
+ * while the request that started it is answered 202 at once. A job keeps
+ * its progress, its events (progress, log lines, the result), numbered for
+ * Server-Sent Events with Last-Event-ID resume, and its result. Jobs live
+ * as long as the server (the newest 256); their operations are in the
+ * catalog for good.
+ */
+#ifndef PW_API_JOBS_H
+#define PW_API_JOBS_H
+
+#include "api/mhd.h"
+
+#include "cancel.h"
+#include "err.h"
+#include "events.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct pw_api_server;
+typedef struct pw_api_jobs pw_api_jobs;
+
+/* What a job runs, on its own thread. run returns the result's JSON (or
+ * NULL) and sets *err when the operation failed; both are the job's. */
+typedef struct pw_api_job_spec {
+	const char *kind;    /* the catalog kind, "runtime.install" */
+	const char *target;  /* may be NULL */
+	const char *user;    /* who started it */
+	json_t *(*run)(void *ud, const pw_events *ev, const pw_cancel *cancel, pw_err **err);
+	void (*free_ud)(void *ud); /* may be NULL */
+	void *ud;                  /* owned by the job from pw_api_jobs_start on */
+} pw_api_job_spec;
+
+pw_api_jobs *pw_api_jobs_new(struct pw_api_server *srv);
+typedef enum pw_api_job_started {
+	PW_API_JOB_STARTED,
+	PW_API_JOB_CONFLICT,  /* a job of the same area ("runtime.") runs: *id is that one */
+	PW_API_JOB_TOO_MANY,  /* as many unfinished jobs as are kept */
+} pw_api_job_started;
+
+/* Start a job; its id in *id. One job at a time per area (the text of the
+ * kind before its '.'), as the box's locks would have it anyway. The spec's
+ * ud is the job's (freed) whatever the answer. */
+pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec, int64_t *id);
+/* The job object, or NULL when there is no such job. */
+json_t *pw_api_jobs_json(pw_api_jobs *j, int64_t id);
+/* Every job kept, newest first (without results: GET /api/jobs/ID has them). */
+json_t *pw_api_jobs_all(pw_api_jobs *j);
+/* Ask a job to stop: false when there is no such job. */
+bool pw_api_jobs_cancel(pw_api_jobs *j, int64_t id, const char *by);
+/* A text/event-stream of the job's events after event number after (0:
+ * from the start); NULL when there is no such job. */
+struct MHD_Response *pw_api_jobs_events(pw_api_jobs *j, int64_t id, int64_t after);
+unsigned pw_api_jobs_running(pw_api_jobs *j);
+/* Cancel every job, end every stream and wait for the jobs' threads. */
+void pw_api_jobs_stop(pw_api_jobs *j);
+void pw_api_jobs_free(pw_api_jobs **j);
+
+#endif

@@ -1,0 +1,75 @@
+/* JSON answers and the one error shape (reply.h). */
+#include "config.h"
+
+#include "api/reply.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void common_headers(struct MHD_Response *r, const char *type)
+{
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+}
+
+enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, const char *type, const char *text,
+				 size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)(uintptr_t)text, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	common_headers(r, type);
+	enum MHD_Result ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location)
+{
+	char *text = json_dumps(body ? body : json_object(), JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(body);
+	if (!text)
+		return MHD_NO;
+	size_t len = strlen(text);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	common_headers(r, "application/json");
+	if (location)
+		MHD_add_response_header(r, "Location", location);
+	enum MHD_Result ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
+				  const char *message, const char *hint, json_t *data)
+{
+	json_t *err = json_pack("{s:s, s:s, s:s?}", "code", code, "message", message ? message : "", "hint", hint);
+	json_t *body = json_pack("{s:o}", "error", err);
+	if (data)
+		json_object_set_new(body, "data", data);
+	return pw_api_send_json(c, status, body, NULL);
+}
+
+unsigned pw_api_status_of(const pw_err *e)
+{
+	switch (pw_err_code(e)) {
+	case PW_ERR_USAGE: return MHD_HTTP_BAD_REQUEST;
+	case PW_ERR_REFUSED: return MHD_HTTP_FORBIDDEN;
+	case PW_ERR_NOTFOUND: return MHD_HTTP_NOT_FOUND;
+	case PW_ERR_TIMEOUT: return MHD_HTTP_GATEWAY_TIMEOUT;
+	case PW_ERR_CANCELLED: return MHD_HTTP_CONFLICT;
+	case PW_ERR_NETWORK: return MHD_HTTP_BAD_GATEWAY;
+	default: return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+enum MHD_Result pw_api_send_err(struct MHD_Connection *c, const pw_err *e)
+{
+	return pw_api_send_error(c, pw_api_status_of(e), pw_err_code_name(pw_err_code(e)), pw_err_message(e),
+				 pw_err_hint(e), NULL);
+}

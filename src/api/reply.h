@@ -1,0 +1,29 @@
+/*
+ * Answers of the HTTP API: JSON bodies, the one error shape
+ * {"error": {"code", "message", "hint"}} with the status that fits, and the
+ * headers every answer carries (no caching, no content sniffing).
+ */
+#ifndef PW_API_REPLY_H
+#define PW_API_REPLY_H
+
+#include "api/mhd.h"
+
+#include "err.h"
+
+#include <jansson.h>
+
+/* Queue body (stolen; NULL: {}) with status; location may be NULL. */
+enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location);
+/* Queue text with a content type (copied). */
+enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, const char *type, const char *text,
+				 size_t len);
+/* The error shape. code: a stable ASCII name; hint may be NULL; data (stolen,
+ * may be NULL) goes beside "error" as "data". */
+enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
+				  const char *message, const char *hint, json_t *data);
+/* An operation's error with the status that fits its code. */
+enum MHD_Result pw_api_send_err(struct MHD_Connection *c, const pw_err *e);
+/* The status an operation's error maps to (REFUSED 403, USAGE 400, ...). */
+unsigned pw_api_status_of(const pw_err *e);
+
+#endif

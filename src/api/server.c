@@ -1,0 +1,514 @@
+/*
+ * The HTTP server: one libmicrohttpd daemon per listening socket, a thread
+ * per connection (a Server-Sent Events stream may then simply wait for its
+ * job's next event). Every request passes the same gates in order before
+ * it is routed: Host (TCP), the caller (peer uid or bearer token), the
+ * connection limit, the body limit.
+ */
+#include "config.h"
+
+#include "api/jobs.h"
+#include "api/listen.h"
+#include "api/reply.h"
+#include "api/server.h"
+
+#include "ops/ctx.h"
+
+#include "i18n.h"
+#include "paths.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One listening socket and its daemon. */
+typedef struct listener {
+	pw_api_server *srv;
+	pw_listener sock;
+	struct MHD_Daemon *daemon;
+	bool tls;
+} listener;
+
+/* One request's state across the handler's calls. */
+typedef struct call {
+	char *body;
+	size_t len;
+	bool too_big;
+	bool answered;
+	pw_actor actor;
+} call;
+
+/* ---------------------------------------------------------------- gates */
+
+/* The Host header names this server: no DNS rebinding (a page on a name
+ * that resolves to 127.0.0.1 still sends its own name). */
+static bool host_allowed(const listener *l, const char *host)
+{
+	if (!host || !*host)
+		return false;
+	char name[256];
+	const char *end, *port = NULL;
+	if (host[0] == '[') {
+		end = strchr(host, ']');
+		if (!end)
+			return false;
+		host++;
+		port = end[1] == ':' ? end + 2 : (end[1] ? "" : NULL);
+	} else {
+		end = strchr(host, ':');
+		if (end && strchr(end + 1, ':'))
+			return false;
+		if (!end)
+			end = host + strlen(host);
+		else
+			port = end + 1;
+	}
+	size_t n = (size_t)(end - host);
+	if (n == 0 || n >= sizeof name)
+		return false;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (port && strtoul(port, NULL, 10) != l->sock.port)
+		return false;
+	if (strcasecmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 || strcmp(name, "::1") == 0)
+		return l->sock.loopback;
+	/* The address it listens on, as a literal. */
+	const char *bound = l->sock.name;
+	size_t bl = strlen(bound);
+	const char *colon = strrchr(bound, ':');
+	if (colon)
+		bl = (size_t)(colon - bound);
+	if (bound[0] == '[' && bl >= 2 && n == bl - 2 && strncmp(bound + 1, name, n) == 0)
+		return true;
+	if (bound[0] != '[' && n == bl && strncmp(bound, name, n) == 0)
+		return true;
+	const pw_api_config *cfg = l->srv->cfg;
+	for (size_t i = 0; i < cfg->allow_host_count; i++)
+		if (strcasecmp(cfg->allow_hosts[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void actor_of_uid(pw_actor *a, uid_t uid)
+{
+	pw_catalog_actor_current(a);
+	a->uid = uid;
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
+		snprintf(a->user, sizeof a->user, "%s", res->pw_name);
+	else
+		snprintf(a->user, sizeof a->user, "%lu", (unsigned long)uid);
+}
+
+/* Who is calling; false after answering 401 (or 500) itself. */
+static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Result *res)
+{
+	if (l->sock.is_unix) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		uid_t uid;
+		pid_t pid;
+		if (ci && pw_api_peer_cred(ci->connect_fd, &uid, &pid)) {
+			actor_of_uid(&k->actor, uid);
+			return true;
+		}
+		*res = pw_api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no-peer", "cannot tell who is calling",
+					 NULL, NULL);
+		return false;
+	}
+	const char *name = pw_api_tokens_match(l->srv->tokens,
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+	if (name) {
+		pw_catalog_actor_current(&k->actor);
+		snprintf(k->actor.user, sizeof k->actor.user, "%s", name);
+		return true;
+	}
+	atomic_fetch_add(&l->srv->refused_auth, 1);
+	json_t *body = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", "unauthorized", "message",
+		"a valid bearer token is required", "hint", "send Authorization: Bearer TOKEN with a token from the server's --token-file");
+	char *text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "WWW-Authenticate", "Bearer realm=\"pyward\"");
+	*res = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
+	MHD_destroy_response(r);
+	return false;
+}
+
+static enum MHD_Result too_big(pw_api_server *srv, struct MHD_Connection *c)
+{
+	atomic_fetch_add(&srv->refused_limits, 1);
+	char msg[128];
+	snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", srv->cfg->max_body);
+	return pw_api_send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body-too-large", msg,
+				 "send less, or start the server with a larger --max-body", NULL);
+}
+
+/* The gates of a request's first call; false after answering. */
+static bool admit(listener *l, struct MHD_Connection *c, call *k, enum MHD_Result *res)
+{
+	pw_api_server *srv = l->srv;
+	if (!l->sock.is_unix && !host_allowed(l, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"))) {
+		atomic_fetch_add(&srv->refused_auth, 1);
+		*res = pw_api_send_error(c, MHD_HTTP_FORBIDDEN, "host-not-allowed",
+			"the Host header does not name this server",
+			"use the address the server listens on, or start it with --allow-host NAME", NULL);
+		return false;
+	}
+	if (!identify(l, c, k, res))
+		return false;
+	if (atomic_load(&srv->connections) > srv->cfg->max_connections) {
+		atomic_fetch_add(&srv->refused_limits, 1);
+		*res = pw_api_send_error(c, MHD_HTTP_TOO_MANY_REQUESTS, "too-many-connections",
+			"the server has as many connections as it takes", "try again shortly; see --max-connections",
+			NULL);
+		return false;
+	}
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl && strtoull(cl, NULL, 10) > srv->cfg->max_body) {
+		*res = too_big(srv, c);
+		return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- handler */
+
+static enum MHD_Result finish(listener *l, struct MHD_Connection *c, const char *url, const char *method,
+			      call *k)
+{
+	if (k->too_big)
+		return too_big(l->srv, c);
+	pw_api_request r = {
+		.srv = l->srv,
+		.conn = c,
+		.method = method,
+		.path = url,
+		.body = k->body ? k->body : "",
+		.body_len = k->len,
+		.actor = k->actor,
+	};
+	r.args = k->len ? xasprintf("%s %s %.*s", method, url, (int)(k->len > 2048 ? 2048 : k->len), k->body)
+			: xasprintf("%s %s", method, url);
+	enum MHD_Result res = pw_api_route(&r);
+	free(r.args);
+	return res;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	(void)version;
+	listener *l = cls;
+	call *k = *state;
+	if (!k) {
+		k = *state = xcalloc(1, sizeof *k);
+		atomic_fetch_add(&l->srv->requests, 1);
+		enum MHD_Result res = MHD_YES;
+		if (!admit(l, c, k, &res))
+			k->answered = true;
+		return res;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (k->answered || k->too_big)
+			return MHD_YES;
+		if (k->len + n > l->srv->cfg->max_body) {
+			k->too_big = true;
+			return MHD_YES;
+		}
+		k->body = xrealloc(k->body, k->len + n + 1);
+		memcpy(k->body + k->len, upload, n);
+		k->len += n;
+		k->body[k->len] = '\0';
+		return MHD_YES;
+	}
+	if (k->answered)
+		return MHD_YES;
+	k->answered = true;
+	return finish(l, c, url, method, k);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
+{
+	(void)cls, (void)c, (void)why;
+	call *k = *state;
+	if (k)
+		free(k->body);
+	free(k);
+	*state = NULL;
+}
+
+static void connection_event(void *cls, struct MHD_Connection *c, void **socket_state,
+			     enum MHD_ConnectionNotificationCode what)
+{
+	(void)c, (void)socket_state;
+	listener *l = cls;
+	if (what == MHD_CONNECTION_NOTIFY_STARTED)
+		atomic_fetch_add(&l->srv->connections, 1);
+	else
+		atomic_fetch_sub(&l->srv->connections, 1);
+}
+
+/* ---------------------------------------------------------------- requests */
+
+const char *pw_api_arg(const pw_api_request *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+json_t *pw_api_body(pw_api_request *r, enum MHD_Result *answered)
+{
+	if (r->body_len == 0)
+		return json_object();
+	json_error_t je;
+	json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
+	if (j && json_is_object(j))
+		return j;
+	json_decref(j);
+	char msg[256];
+	snprintf(msg, sizeof msg, "the body is not a JSON object: %s", j ? "another JSON value" : je.text);
+	*answered = pw_api_send_error(r->conn, MHD_HTTP_BAD_REQUEST, "bad-json", msg,
+				      "send a JSON object with Content-Type: application/json", NULL);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- daemons */
+
+static char *slurp(const char *path, pw_err **e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size > 1024 * 1024) {
+		*e = pw_err_errno(PW_ERR_USAGE, fd < 0 ? errno : EFBIG, NULL, _("cannot read %s"), path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	char *buf = xcalloc(1, (size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		*e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot read %s"), path);
+		return NULL;
+	}
+	return buf;
+}
+
+static pw_err *start_daemon(listener *l, const char *cert, const char *key)
+{
+	const pw_api_config *cfg = l->srv->cfg;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	if (l->tls)
+		flags |= MHD_USE_TLS;
+	/* MHD itself refuses connections past its limit; the few beyond
+	 * max_connections it lets in get a 429 that says so. */
+	unsigned hard = cfg->max_connections + 8;
+	if (l->tls)
+		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
+			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
+			MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_END);
+	else
+		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
+			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_END);
+	if (!l->daemon)
+		return pw_err_new(PW_ERR_FAILED, l->tls ? _("check that --tls-cert and --tls-key are a PEM pair") : NULL,
+				  _("cannot start the HTTP server on %s"), l->sock.name);
+	return NULL;
+}
+
+/* The rules a TCP listener must meet before it may serve. */
+static pw_err *check_tcp(const pw_api_server *srv, const listener *l)
+{
+	if (!srv->tokens)
+		return pw_err_new(PW_ERR_USAGE, _("give --token-file FILE (lines: NAME TOKEN)"),
+				  _("listening on TCP (%s) needs bearer tokens"), l->sock.name);
+	if (!l->sock.loopback && !l->tls)
+		return pw_err_new(PW_ERR_REFUSED, _("give --tls-cert FILE and --tls-key FILE, or listen on 127.0.0.1"),
+				  _("%s is not a loopback address: tokens would cross the network in clear text"),
+				  l->sock.name);
+	return NULL;
+}
+
+typedef struct listeners {
+	listener *items;
+	size_t count;
+} listeners;
+
+static void add_listener(listeners *ls, pw_api_server *srv, pw_listener *sock)
+{
+	ls->items = xrealloc(ls->items, (ls->count + 1) * sizeof *ls->items);
+	ls->items[ls->count++] = (listener){ .srv = srv, .sock = *sock };
+}
+
+static gid_t box_group(const char *box_root)
+{
+	struct stat st;
+	return stat(box_root, &st) == 0 ? st.st_gid : (gid_t)-1;
+}
+
+static pw_err *open_listeners(pw_api_server *srv, listeners *ls)
+{
+	pw_listener *act = NULL;
+	size_t nact = 0;
+	pw_err *e = pw_listen_activated(&act, &nact);
+	for (size_t i = 0; !e && i < nact; i++)
+		add_listener(ls, srv, &act[i]);
+	free(act);
+	const pw_api_config *cfg = srv->cfg;
+	gid_t gid = box_group(srv->box_root);
+	char *dflt = NULL;
+	if (!e && cfg->listen_count == 0 && nact == 0) {
+		e = pw_paths_mkdirs(srv->box_root, 0755);
+		dflt = xasprintf("unix:%s/api.sock", srv->box_root);
+		gid = box_group(srv->box_root);
+	}
+	for (size_t i = 0; !e && i < (dflt ? 1 : cfg->listen_count); i++) {
+		pw_listener sock;
+		e = pw_listen_open(dflt ? dflt : cfg->listen[i], gid, &sock);
+		if (!e)
+			add_listener(ls, srv, &sock);
+	}
+	free(dflt);
+	return e;
+}
+
+static pw_err *start_all(pw_api_server *srv, listeners *ls)
+{
+	const pw_api_config *cfg = srv->cfg;
+	pw_err *e = NULL;
+	char *cert = NULL, *key = NULL;
+	if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL))
+		return pw_err_new(PW_ERR_USAGE, NULL, _("--tls-cert and --tls-key go together"));
+	if (cfg->tls_cert) {
+		cert = slurp(cfg->tls_cert, &e);
+		if (!e)
+			key = slurp(cfg->tls_key, &e);
+	}
+	for (size_t i = 0; !e && i < ls->count; i++) {
+		listener *l = &ls->items[i];
+		l->tls = !l->sock.is_unix && cert;
+		if (!l->sock.is_unix)
+			e = check_tcp(srv, l);
+		if (!e)
+			e = start_daemon(l, cert, key);
+	}
+	free(cert);
+	if (key) {
+		memset(key, 0, strlen(key));
+		free(key);
+	}
+	return e;
+}
+
+static void stop_all(listeners *ls)
+{
+	for (size_t i = 0; i < ls->count; i++) {
+		listener *l = &ls->items[i];
+		if (l->daemon) {
+			MHD_stop_daemon(l->daemon);
+			l->sock.fd = -1; /* closed by the daemon */
+		}
+		pw_listener_close(&l->sock);
+	}
+	free(ls->items);
+	ls->items = NULL;
+	ls->count = 0;
+}
+
+static void say_listening(const listeners *ls)
+{
+	for (size_t i = 0; i < ls->count; i++)
+		fprintf(stderr, _("listening on %s%s\n"), ls->items[i].sock.name,
+			ls->items[i].tls ? " (TLS)" : "");
+	fflush(stderr);
+}
+
+/* SIGINT and SIGTERM are taken by sigwait on the main thread; every
+ * thread the server starts inherits the blocked mask. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static void fill_defaults(pw_api_config *c)
+{
+	if (!c->max_body)
+		c->max_body = PW_API_MAX_BODY_DEFAULT;
+	if (!c->max_header)
+		c->max_header = PW_API_MAX_HEADER_DEFAULT;
+	if (!c->max_connections)
+		c->max_connections = PW_API_MAX_CONNECTIONS_DEFAULT;
+	if (!c->request_timeout)
+		c->request_timeout = PW_API_REQUEST_TIMEOUT_DEFAULT;
+}
+
+static void report(pw_err *e)
+{
+	fprintf(stderr, _("pyward serve: error: %s\n"), pw_err_message(e));
+	if (pw_err_hint(e))
+		fprintf(stderr, _("pyward serve: hint: %s\n"), pw_err_hint(e));
+}
+
+int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
+{
+	pw_api_config cfg = *given;
+	fill_defaults(&cfg);
+	pw_api_server srv = {
+		.cfg = &cfg,
+		.ctx = ctx,
+		.box_root = ctx->box_root,
+		.read_only = ctx->mode == PW_MODE_READ_ONLY,
+		.started = time(NULL),
+	};
+	sigset_t set;
+	block_signals(&set);
+	listeners ls = { 0 };
+	pw_err *e = pw_api_mhd_ready();
+	if (!e && cfg.token_file)
+		e = pw_api_tokens_load(cfg.token_file, &srv.tokens);
+	if (!e)
+		e = open_listeners(&srv, &ls);
+	if (!e) {
+		srv.jobs = pw_api_jobs_new(&srv);
+		e = start_all(&srv, &ls);
+	}
+	int rc = 0;
+	if (e) {
+		report(e);
+		rc = pw_err_exit_status(e);
+		pw_err_free(e);
+	} else {
+		say_listening(&ls);
+		int sig = 0;
+		sigwait(&set, &sig);
+	}
+	atomic_store(&srv.stopping, true);
+	pw_api_jobs_stop(srv.jobs);
+	stop_all(&ls);
+	pw_api_jobs_free(&srv.jobs);
+	pw_api_tokens_free(&srv.tokens);
+	return rc;
+}

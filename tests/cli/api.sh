@@ -1,0 +1,295 @@
+#!/bin/sh
+# pyward serve: the HTTP API with real clients (curl, a small Python SSE
+# client), the runtime fixture served over loopback HTTPS, promtool on
+# /metrics, socket activation through systemd-socket-activate, and the
+# audit events read back from the journal or a syslog socket the test binds.
+. "$TOP_SRCDIR/tests/lib.sh"
+command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
+make_world
+SERVE_PIDS=""
+stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; SERVE_PIDS=""; }
+trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
+FIX="$TOP_SRCDIR/tests/fixtures"
+CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
+set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
+VER=$1 SHA=$2 SIZE=$3
+start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
+URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
+BOX="$WORLD/box"
+write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
+write_pins "$WORLD/slow.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/slow/100000/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
+TOKEN=0123456789abcdef0123456789abcdef
+printf '# name token\nops-team %s\nother 99999999999999999999\n' "$TOKEN" > "$WORLD/tokens"
+chmod 600 "$WORLD/tokens"
+
+# The audit events: the journal where one runs, else a syslog socket bound here.
+if [ -S /run/systemd/journal/socket ] && journalctl -n 0 >/dev/null 2>&1; then
+	AUDIT=journal
+	printf 'audit_log = journal\n' > "$PYWARD_SYSTEM_CONFIG"
+else
+	AUDIT=syslog
+	"${PYTHON3:-python3}" -c '
+import socket, sys, os
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+open(sys.argv[2] + ".ready", "w").close()
+with open(sys.argv[2], "ab", buffering=0) as out:
+    s.settimeout(300)
+    while True:
+        try:
+            out.write(s.recv(65536) + b"\n")
+        except socket.timeout:
+            break
+' "$WORLD/log.sock" "$WORLD/syslog.txt" &
+	SERVER_PIDS="${SERVER_PIDS:-} $!"
+	i=0; while [ ! -e "$WORLD/syslog.txt.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	printf 'audit_log = syslog\naudit_syslog_socket = %s\n' "$WORLD/log.sock" > "$PYWARD_SYSTEM_CONFIG"
+fi
+
+# serve NAME ARGS...: start pyward serve, wait for its "listening on" lines
+# (stderr in $WORLD/NAME.err); sets SERVE_PID and PORT (the TCP one, if any).
+serve() {
+	_n=$1; shift
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve "$@" 2>"$WORLD/$_n.err" &
+	SERVE_PID=$!
+	SERVE_PIDS="$SERVE_PIDS $SERVE_PID"
+	_i=0
+	while ! grep -q '^listening on' "$WORLD/$_n.err" 2>/dev/null && [ $_i -lt 200 ]; do
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.05; _i=$((_i + 1))
+	done
+	sleep 0.1
+	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/$_n.err" | head -n 1)
+	grep -q '^listening on' "$WORLD/$_n.err"
+}
+stop_serve() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# U METHOD PATH [curl args]: over the UNIX socket; T ...: over TCP with the token.
+# Body in $WORLD/body, status in CODE, headers in $WORLD/headers.
+U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
+T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
+J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
+
+plan 81
+
+# ---- refusals before serving
+run --box-root "$BOX" serve --listen 127.0.0.1:0
+is "$RC" 2 "TCP without --token-file is refused (exit 2)"
+like "$ERR" "needs bearer tokens" "and says why"
+run --box-root "$BOX" serve --listen 0.0.0.0:0 --token-file "$WORLD/tokens"
+is "$RC" 3 "an address off loopback without TLS is refused (exit 3)"
+like "$ERR" "tls-cert" "the hint names --tls-cert"
+chmod 644 "$WORLD/tokens"
+run --box-root "$BOX" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens"
+is "$RC" 3 "a token file others may read is refused"
+chmod 600 "$WORLD/tokens"
+run --box-root "$BOX" serve --listen "unix:$WORLD/tokens"
+is "$RC" 2 "a file that is not a socket is never replaced"
+ok "and is still there" test -s "$WORLD/tokens"
+
+# ---- cancel through DELETE, and one runtime job at a time (409), on a
+# server whose pin downloads slowly; nothing is installed
+mkdir -p "$BOX"
+SOCK="$WORLD/slow.sock"
+serve slow --listen "unix:$SOCK" --pins "$WORLD/slow.tsv" --cacert "$CA_PEM"
+SLOW=$SERVE_PID
+U POST /api/runtime/python/install --data '{"consent": true}'
+is "$CODE" 202 "a slow install starts"
+JOB=$(J 'd["id"]')
+$CLIENT --unix "$SOCK" wait-progress "$JOB" >/dev/null 2>&1
+is "$?" 0 "its download is under way (a progress event with bytes)"
+U POST /api/runtime/python/install --data '{"consent": true}'
+is "$CODE" 409 "a second install meanwhile: 409"
+is "$(J 'd["error"]["code"], d["data"]["job"]')" "locked $JOB" "naming the job that holds the runtime"
+U DELETE "/api/jobs/$JOB"
+is "$CODE" 202 "DELETE /api/jobs/ID: 202"
+$CLIENT --unix "$SOCK" follow "$JOB" > "$WORLD/cancel.txt" 2>&1
+like "$(tail -n 1 "$WORLD/cancel.txt")" "^final cancelled$" "the job ends cancelled"
+U GET "/api/jobs/$JOB"
+is "$(J 'd["cancel_requested_by"]')" "$(id -un)" "the job says who cancelled it (the peer's user)"
+ok "nothing was installed" test ! -e "$BOX/runtime/python/current"
+stop_serve "$SLOW"
+
+# ---- read-only mode: every change refused with the policy's message
+SOCK="$WORLD/ro.sock"
+serve ro --listen "unix:$SOCK" --mode read-only
+RO=$SERVE_PID
+U POST /api/runtime/python/install --data '{"consent": true}'
+is "$CODE" 403 "read-only: an install is refused with 403"
+like "$(J 'd["error"]["code"], d["error"]["message"]')" "read-only .*mode is read-only" "with the policy message"
+U GET /api/runtime/python
+is "$CODE" 200 "read-only: status still answers"
+stop_serve "$RO"
+
+# The peer's uid is the caller: another user, in the box's group, may
+# connect (the socket is 0660 and the box's group); one outside may not.
+PEER=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && getent group nogroup >/dev/null 2>&1; then
+	chgrp nogroup "$BOX" && chmod 711 "$WORLD" && PEER=yes
+fi
+
+# ---- start: one UNIX socket and TCP on a free port
+SOCK="$WORLD/api.sock"
+serve main --listen "unix:$SOCK" --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
+	--pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --max-body 1024
+ok "serve starts" test -n "$PORT"
+MAIN=$SERVE_PID
+like "$(cat "$WORLD/main.err")" "^listening on unix:$SOCK" "a listening line for the UNIX socket"
+like "$(cat "$WORLD/main.err")" "listening on 127\.0\.0\.1:[1-9][0-9]*" "and one for TCP, with the real port"
+is "$(stat -c %a "$SOCK")" 660 "the socket is mode 0660"
+
+# ---- status over both
+U GET /api/runtime/python
+is "$CODE" 200 "status over the UNIX socket: 200"
+is "$(J 'd["state"]')" "not-provisioned" "the operations layer's status object"
+run --box-root "$BOX" -C "$WORLD/ws" runtime status --json
+is "$(J 'sorted(d)')" "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; print(sorted(json.load(sys.stdin)))')" \
+	"the same members as runtime status --json"
+T GET /api/runtime/python
+is "$CODE" 200 "status over TCP with the token: 200"
+
+# ---- the gates
+CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' "http://127.0.0.1:$PORT/api/runtime/python"); BODY=$(cat "$WORLD/body")
+is "$CODE" 401 "no token: 401"
+is "$(J 'd["error"]["code"]')" "unauthorized" "in the one error shape"
+like "$(cat "$WORLD/headers")" "WWW-Authenticate: Bearer" "with WWW-Authenticate"
+CODE=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer 0123456789abcdef0123456789abcdeX" "http://127.0.0.1:$PORT/api/runtime/python")
+is "$CODE" 401 "a wrong token: 401"
+T GET /api/runtime/python -H "Host: evil.example:$PORT"
+is "$CODE" 403 "a Host naming another server: 403 (DNS rebinding)"
+is "$(J 'd["error"]["code"]')" "host-not-allowed" "and says why"
+T GET /api/runtime/python -H "Host: localhost:1"
+is "$CODE" 403 "the right name on another port: 403"
+T GET /api/runtime/python -H "Host: localhost:$PORT"
+is "$CODE" 200 "localhost with the port: 200"
+head -c 4096 /dev/zero | tr '\0' x > "$WORLD/big"
+T POST /api/runtime/python/install --data-binary @"$WORLD/big"
+is "$CODE" 413 "a body over --max-body: 413"
+is "$(J 'd["error"]["code"]')" "body-too-large" "and says so"
+T GET /api/nothing
+is "$CODE" 404 "an unknown path: 404"
+T PUT /api/runtime/python
+is "$CODE" 405 "a method the path does not take: 405"
+like "$(cat "$WORLD/headers")" "Allow: GET, DELETE" "with Allow"
+T POST /api/runtime/python/install --data '{"consent": "yes"}'
+is "$CODE" 400 "consent that is not true or false: 400"
+T POST /api/runtime/python/install --data '{"consnet": true}'
+is "$CODE" 400 "an unknown member: 400"
+T POST /api/runtime/python/install --data '{"consent": tru'
+is "$(J 'd["error"]["code"]')" "bad-json" "a body that is not JSON: 400 bad-json"
+
+# ---- install: without consent, the consent text as data; with it, a job
+T POST /api/runtime/python/install --data '{}'
+is "$CODE" 400 "install without consent: 400"
+is "$(J 'd["error"]["code"]')" "consent-required" "code consent-required"
+like "$(J '"\n".join(d["data"]["consent"]["lines"])')" "$SHA" "the consent text names the pinned SHA256"
+like "$(J '"\n".join(d["data"]["consent"]["lines"])')" "localhost:$HTTPSD_PORT" "and where from"
+ok "nothing was installed without consent" test ! -e "$BOX/runtime/python/current"
+T POST /api/runtime/python/install --data '{"consent": true}'
+is "$CODE" 202 "a consented install: 202 Accepted"
+JOB=$(J 'd["id"]')
+like "$(cat "$WORLD/headers")" "Location: /api/jobs/$JOB" "Location names the job"
+is "$(J 'd["state"]')" "running" "the job object says running"
+$CLIENT --tcp "$PORT" --token "$TOKEN" follow "$JOB" > "$WORLD/sse.txt" 2>&1
+is "$?" 0 "the SSE client followed the job to its result"
+like "$(cat "$WORLD/sse.txt")" '^[0-9]+ progress .*"stage": "download"' "progress events of the download"
+like "$(tail -n 1 "$WORLD/sse.txt")" "^final ok$" "the result event says ok"
+sed 's/^/# /' "$WORLD/sse.txt" | head -n 12
+T GET "/api/jobs/$JOB"
+is "$(J 'd["state"], d["result"]["result"] if d["result"] else None')" "ok installed" "GET /api/jobs/ID has the result"
+U GET /api/runtime/python
+is "$(J 'd["state"], d["version"]')" "installed $VER" "status says installed"
+N=$(grep -c '^[0-9]' "$WORLD/sse.txt")
+$CLIENT --unix "$SOCK" follow "$JOB" --last-event-id 2 > "$WORLD/sse2.txt" 2>&1
+is "$(head -n 1 "$WORLD/sse2.txt" | cut -d' ' -f1)" 3 "Last-Event-ID: 2 resumes at event 3"
+is "$(grep -c '^[0-9]' "$WORLD/sse2.txt")" "$((N - 2))" "and sends each later event once"
+T POST /api/runtime/python/verify
+is "$CODE" 200 "verify: 200"
+
+# ---- history and who: the peer's uid, the token's name
+T GET "/api/history?kind=runtime.install&limit=5"
+is "$CODE" 200 "history over the API: 200"
+is "$(J 'd["operations"][0]["user"], d["operations"][0]["outcome"]')" "ops-team ok" "the TCP install is recorded as the token's name"
+run --box-root "$BOX" history --kind runtime.verify --json
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["user"], o["command"])')" \
+	"ops-team POST /api/runtime/python/verify (api)" "pyward history shows the verify by the token's name, with the request"
+T GET "/api/history/$(J 'd["operations"][0]["id"]')"
+is "$(J 'd["operation"]["kind"], type(d["operation"]["attempts"]).__name__')" "runtime.install list" "GET /api/history/ID: the operation with its attempts"
+T GET "/api/history?limit=0"
+is "$CODE" 400 "a limit of 0: 400"
+
+# ---- another local user: the peer uid from the kernel, file permissions as the gate
+if [ -n "$PEER" ]; then
+	is "$(stat -c %G "$SOCK")" nogroup "the socket has the box's group"
+	CODE=$(setpriv --reuid=65534 --regid=65534 --clear-groups curl -s -o "$WORLD/body" -w '%{http_code}' \
+		--unix-socket "$SOCK" -X POST "http://localhost/api/runtime/python/verify"); BODY=$(cat "$WORLD/body")
+	is "$CODE" 200 "a member of the box's group may call"
+	run --box-root "$BOX" history --kind runtime.verify --json
+	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["user"])')" \
+		"65534 $(getent passwd 65534 | cut -d: -f1)" "pyward history records the peer's uid and user"
+	setpriv --reuid=1 --regid=1 --clear-groups curl -s -o /dev/null --unix-socket "$SOCK" "http://localhost/api/runtime/python"
+	is "$?" 7 "a user outside the group cannot even connect"
+else
+	for _d in "socket group" "member may call" "peer uid recorded" "others cannot connect"; do
+		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: needs root, setpriv and a nogroup group"
+	done
+fi
+
+# ---- audit events: every finished operation, to the journal or syslog
+echo "# audit path: $AUDIT"
+if [ "$AUDIT" = journal ]; then
+	sleep 1
+	EV=$(journalctl -o export --no-pager MESSAGE_ID=3b89e780301349588f2b4ed39aca630a PYWARD_KIND=runtime.install -n 20 2>/dev/null)
+	like "$EV" "PYWARD_OUTCOME=ok" "the install's event is in the journal"
+	like "$EV" "PYWARD_USER=ops-team" "with the caller"
+	like "$EV" "PYWARD_OUTCOME=cancelled" "and the cancelled one too"
+else
+	EV=$(cat "$WORLD/syslog.txt")
+	like "$EV" '^<13>1 [^ ]+ [^ ]+ pyward [0-9]+ runtime\.install \[pyward@32473 operation_id="[0-9]+" kind="runtime\.install" outcome="ok"' \
+		"the install's event reached the syslog socket as RFC 5424 with structured data"
+	like "$EV" 'kind="runtime\.install" outcome="ok" target="[^"]*" user="ops-team"' "with the caller (the token's name)"
+	like "$EV" 'outcome="cancelled"' "and the cancelled one too"
+fi
+
+# ---- /metrics
+U GET /metrics
+is "$CODE" 200 "/metrics: 200"
+like "$BODY" "pyward_runtime_info\\{version=\"$VER\",release=\"1\",platform=\"[^\"]+\",sha256=\"$SHA\"\\} 1" "pyward_runtime_info names the install"
+like "$BODY" 'pyward_operations_total\{kind="runtime.install",outcome="ok"\} 1' "operations by kind and outcome"
+like "$BODY" 'pyward_runtime_verify_ok 1' "the last verify passed"
+if command -v promtool >/dev/null 2>&1; then
+	printf '%s\n' "$BODY" > "$WORLD/metrics.txt"
+	promtool check metrics < "$WORLD/metrics.txt" > "$WORLD/promtool.out" 2>&1
+	is "$?" 0 "promtool check metrics accepts it"
+	sed 's/^/# promtool: /' "$WORLD/promtool.out" | head -n 10
+else
+	echo "ok $((_tap_n + 1)) # SKIP promtool not installed (Debian package prometheus)"; _tap_n=$((_tap_n + 1))
+fi
+
+like "$BODY" 'pyward_audit_events_total [1-9]' "the server counts the audit events it sent"
+
+stop_serve "$MAIN"
+ok "the socket file is removed when the server stops" test ! -e "$SOCK"
+
+# ---- socket activation: a listening socket passed the way systemd does
+if command -v systemd-socket-activate >/dev/null 2>&1; then
+	systemd-socket-activate -l "$WORLD/act.sock" -E HOME -E XDG_CONFIG_HOME -E XDG_DATA_HOME -E PATH \
+		-E PYWARD_SYSTEM_CONFIG -E LC_ALL -E PYWARD_LOCALEDIR \
+		"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve 2>"$WORLD/act.err" &
+	ACT=$!
+	SERVE_PIDS="$SERVE_PIDS $ACT"
+	i=0; while [ ! -S "$WORLD/act.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	SOCK="$WORLD/act.sock"
+	U GET /api/runtime/python
+	is "$CODE" 200 "socket-activated: the first connection is answered"
+	like "$(cat "$WORLD/act.err")" "listening on unix:$WORLD/act.sock" "serve names the socket it was given"
+	ok "it made no socket of its own" test ! -e "$BOX/api.sock"
+	stop_serve "$ACT"
+	ok "a socket systemd made is left to systemd" test -S "$WORLD/act.sock"
+else
+	for _d in "answered" "names the socket" "no socket of its own" "left to systemd"; do
+		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP socket activation: systemd-socket-activate not installed"
+	done
+fi
+
+done_testing

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A small client of pyward's HTTP API for tests/cli/api.sh (standard library only).
+
+    api_client.py (--unix PATH | --tcp PORT --token TOKEN) follow JOB [--last-event-id N]
+        Read GET /api/jobs/JOB/events as Server-Sent Events until the result
+        event; print one line per event ("ID TYPE JSON"), then the job's final
+        state on the last line. Exit 0 when the stream ended with a result.
+    api_client.py ... wait-progress JOB
+        Read the stream until the first progress event with bytes done > 0;
+        print its id. Exit 0 when one came.
+"""
+import argparse
+import http.client
+import json
+import socket
+import sys
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout):
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.unix_path)
+
+
+def connect(args):
+    if args.unix:
+        return UnixConnection(args.unix, 120), {}
+    c = http.client.HTTPConnection("127.0.0.1", args.tcp, timeout=120)
+    return c, {"Authorization": "Bearer " + args.token, "Host": "127.0.0.1:%d" % args.tcp}
+
+
+def events(args, job, last_id):
+    """Yield (id, type, data) from the job's event stream."""
+    conn, headers = connect(args)
+    headers["Accept"] = "text/event-stream"
+    if last_id:
+        headers["Last-Event-ID"] = str(last_id)
+    conn.request("GET", "/api/jobs/%s/events" % job, headers=headers)
+    resp = conn.getresponse()
+    if resp.status != 200:
+        print("status %d: %s" % (resp.status, resp.read().decode()), file=sys.stderr)
+        sys.exit(2)
+    if not resp.getheader("Content-Type", "").startswith("text/event-stream"):
+        print("not an event stream: %s" % resp.getheader("Content-Type"), file=sys.stderr)
+        sys.exit(2)
+    ev = {"id": None, "event": "message", "data": []}
+    for raw in resp:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if line == "":
+            if ev["data"]:
+                yield int(ev["id"]), ev["event"], json.loads("\n".join(ev["data"]))
+            ev = {"id": None, "event": "message", "data": []}
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if field == "data":
+            ev["data"].append(value)
+        elif field in ("id", "event"):
+            ev[field] = value
+    conn.close()
+
+
+def follow(args):
+    for eid, etype, data in events(args, args.job, args.last_event_id):
+        print("%d %s %s" % (eid, etype, json.dumps(data, sort_keys=True)))
+        if etype == "result":
+            print("final", data.get("state"))
+            return 0
+    print("the stream ended without a result", file=sys.stderr)
+    return 1
+
+
+def wait_progress(args):
+    for eid, etype, data in events(args, args.job, 0):
+        if etype == "progress" and data.get("done", 0) > 0:
+            print(eid)
+            return 0
+        if etype == "result":
+            break
+    return 1
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--unix")
+    p.add_argument("--tcp", type=int)
+    p.add_argument("--token")
+    p.add_argument("command", choices=["follow", "wait-progress"])
+    p.add_argument("job")
+    p.add_argument("--last-event-id", type=int, default=0)
+    args = p.parse_args()
+    return follow(args) if args.command == "follow" else wait_progress(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
