@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,7 +295,7 @@ char *pw_pins_file_name(const pw_pin *pin)
 	return xstrdup(slash ? slash + 1 : pin->url);
 }
 
-static bool libc_is_musl(void)
+static bool read_libc_is_musl(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	if (!f)
@@ -305,6 +306,19 @@ static bool libc_is_musl(void)
 		musl = strstr(line, "ld-musl") != NULL || strstr(line, "libc.musl") != NULL;
 	fclose(f);
 	return musl;
+}
+
+/* A process's libc never changes, and reading /proc/self/maps of a busy
+ * process is not free (the HTTP API asks on every status request). */
+static bool libc_is_musl(void)
+{
+	static atomic_int known; /* 0 not yet, 1 glibc or other, 2 musl */
+	int k = atomic_load(&known);
+	if (k == 0) {
+		k = read_libc_is_musl() ? 2 : 1;
+		atomic_store(&known, k);
+	}
+	return k == 2;
 }
 
 static char *triple_for(const char *sys, const char *machine)
