@@ -17,6 +17,10 @@ start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
 BOX="$WORLD/box"
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
+# The pins of an operator's table, named by upstream's address; --mirror
+# given to serve sends API installs to the loopback mirror instead.
+UPSTREAM=$(awk -F'\t' '/^[0-9]/ { print $4; exit }' "$TOP_SRCDIR/data/runtime-pins.tsv" | sed 's|\(.*/releases/download/\).*|\1|')
+write_pins "$WORLD/upstream.tsv" "$VER" 1 "${UPSTREAM}rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
 write_pins "$WORLD/slow.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/slow/100000/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
 TOKEN=0123456789abcdef0123456789abcdef
 printf '# name token\nops-team %s\nother 99999999999999999999\n' "$TOKEN" > "$WORLD/tokens"
@@ -131,7 +135,7 @@ fi
 # ---- start: one UNIX socket and TCP on a free port
 SOCK="$WORLD/api.sock"
 serve main --listen "unix:$SOCK" --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
-	--pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --max-body 1024
+	--pins "$WORLD/upstream.tsv" --mirror "https://localhost:$HTTPSD_PORT/" --cacert "$CA_PEM" --max-body 1024
 ok "serve starts" test -n "$PORT"
 MAIN=$SERVE_PID
 like "$(cat "$WORLD/main.err")" "^listening on unix:$SOCK" "a listening line for the UNIX socket"
@@ -183,7 +187,7 @@ T POST /api/runtime/python/install --data '{}'
 is "$CODE" 400 "install without consent: 400"
 is "$(J 'd["error"]["code"]')" "consent-required" "code consent-required"
 like "$(J '"\n".join(d["data"]["consent"]["lines"])')" "$SHA" "the consent text names the pinned SHA256"
-like "$(J '"\n".join(d["data"]["consent"]["lines"])')" "localhost:$HTTPSD_PORT" "and where from"
+like "$(J '"\n".join(d["data"]["consent"]["lines"])')" "from: +https://localhost:$HTTPSD_PORT/rel/1/" "and where from: serve's --mirror applied to its --pins"
 ok "nothing was installed without consent" test ! -e "$BOX/runtime/python/current"
 T POST /api/runtime/python/install --data '{"consent": true}'
 is "$CODE" 202 "a consented install: 202 Accepted"
