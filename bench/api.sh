@@ -62,6 +62,8 @@ port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/serve.err
 api="http://127.0.0.1:$port/api/runtime/python"
 curl -sf -H "Authorization: Bearer $token" "$api" > "$WORLD/www/status.json"
 bytes=$(wc -c < "$WORLD/www/status.json")
+# nginx's workers run as another user when started by root: let them in.
+chmod 711 "$WORLD" && chmod 755 "$WORLD/www" && chmod 644 "$WORLD/www/status.json"
 
 # ---- nginx with the same bytes, one worker per core as a tuned site would
 nport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -138,10 +140,10 @@ echo "# GET /api/runtime/python: $bytes bytes of JSON; wrk -t2 -c10 -d${secs}s; 
 echo "# name load req/s p50_ms p99_ms"
 auth="Authorization: Bearer $token"
 {
-	run pyward-serve fixed "$api" fixed -H "$auth"
-	run nginx fixed "$ngx" fixed
-	run pyward-serve max "$api" max -H "$auth"
-	run nginx max "$ngx" max
+	run pyward-serve "$api" fixed -H "$auth"
+	run nginx "$ngx" fixed
+	run pyward-serve "$api" max -H "$auth"
+	run nginx "$ngx" max
 	per_process 200
 } | tee "$WORLD/results"
 

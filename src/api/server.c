@@ -97,9 +97,9 @@ static bool host_allowed(const listener *l, const char *host)
 	return false;
 }
 
-static void actor_of_uid(pw_actor *a, uid_t uid)
+static void actor_of_uid(const pw_api_server *srv, pw_actor *a, uid_t uid)
 {
-	pw_catalog_actor_current(a);
+	*a = srv->self;
 	a->uid = uid;
 	struct passwd pw, *res = NULL;
 	char buf[1024];
@@ -117,7 +117,7 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 		uid_t uid;
 		pid_t pid;
 		if (ci && pw_api_peer_cred(ci->connect_fd, &uid, &pid)) {
-			actor_of_uid(&k->actor, uid);
+			actor_of_uid(l->srv, &k->actor, uid);
 			return true;
 		}
 		*res = pw_api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no-peer", "cannot tell who is calling",
@@ -127,7 +127,7 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 	const char *name = pw_api_tokens_match(l->srv->tokens,
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
 	if (name) {
-		pw_catalog_actor_current(&k->actor);
+		k->actor = l->srv->self;
 		snprintf(k->actor.user, sizeof k->actor.user, "%s", name);
 		return true;
 	}
@@ -483,6 +483,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 		.read_only = ctx->mode == PW_MODE_READ_ONLY,
 		.started = time(NULL),
 	};
+	pw_catalog_actor_current(&srv.self);
 	sigset_t set;
 	block_signals(&set);
 	listeners ls = { 0 };

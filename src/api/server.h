@@ -28,6 +28,7 @@ typedef struct pw_api_server {
 	pw_api_tokens *tokens;
 	pw_api_jobs *jobs;
 	time_t started;
+	pw_actor self;              /* this process's user, host and pid, read once */
 	atomic_bool stopping;
 	atomic_uint connections;
 	atomic_uint_fast64_t requests, refused_limits, refused_auth;
