@@ -33,6 +33,11 @@ static const route routes[] = {
 	{ "GET", "/api/jobs/#", pw_api_job_get, NULL },
 	{ "GET", "/api/jobs/#/events", pw_api_job_events, NULL },
 	{ "DELETE", "/api/jobs/#", pw_api_job_cancel, NULL },
+	{ "GET", "/api/venvs", pw_api_venvs_discover, NULL },
+	{ "POST", "/api/venvs", pw_api_venv_create, "creating an environment" },
+	{ "POST", "/api/venvs/install", pw_api_venv_install, "installing packages" },
+	{ "POST", "/api/venvs/uninstall", pw_api_venv_uninstall, "uninstalling packages" },
+	{ "DELETE", "/api/venvs", pw_api_venv_remove, "removing an environment" },
 	{ "GET", "/api/history", pw_api_history_list, NULL },
 	{ "GET", "/api/history/#", pw_api_history_show, NULL },
 };

@@ -22,6 +22,10 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
 UPSTREAM=$(awk -F'\t' '/^[0-9]/ { print $4; exit }' "$TOP_SRCDIR/data/runtime-pins.tsv" | sed 's|\(.*/releases/download/\).*|\1|')
 write_pins "$WORLD/upstream.tsv" "$VER" 1 "${UPSTREAM}rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
 write_pins "$WORLD/slow.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/slow/100000/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
+make_wheels || skip_all "could not build the test wheels"
+start_index ok ok || skip_all "could not start the index server"
+export PYWARD_PROXY_PORTS=$(closed_port)
+unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 TOKEN=0123456789abcdef0123456789abcdef
 printf '# name token\nops-team %s\nother 99999999999999999999\n' "$TOKEN" > "$WORLD/tokens"
 chmod 600 "$WORLD/tokens"
@@ -29,7 +33,7 @@ chmod 600 "$WORLD/tokens"
 # The audit events: the journal where one runs, else a syslog socket bound here.
 if [ -S /run/systemd/journal/socket ] && journalctl -n 0 >/dev/null 2>&1; then
 	AUDIT=journal
-	printf 'audit_log = journal\n' > "$PYWARD_SYSTEM_CONFIG"
+	printf 'audit_log = journal\nindex_url = %s\n' "$INDEX_ok_URL" > "$PYWARD_SYSTEM_CONFIG"
 else
 	AUDIT=syslog
 	"${PYTHON3:-python3}" -c '
@@ -47,7 +51,7 @@ with open(sys.argv[2], "ab", buffering=0) as out:
 ' "$WORLD/log.sock" "$WORLD/syslog.txt" &
 	SERVER_PIDS="${SERVER_PIDS:-} $!"
 	i=0; while [ ! -e "$WORLD/syslog.txt.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	printf 'audit_log = syslog\naudit_syslog_socket = %s\n' "$WORLD/log.sock" > "$PYWARD_SYSTEM_CONFIG"
+	printf 'audit_log = syslog\naudit_syslog_socket = %s\nindex_url = %s\n' "$WORLD/log.sock" "$INDEX_ok_URL" > "$PYWARD_SYSTEM_CONFIG"
 fi
 
 # serve NAME ARGS...: start pyward serve, wait for its "listening on" lines
@@ -74,7 +78,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 
-plan 81
+plan 95
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -222,6 +226,36 @@ is "$(J 'd["operation"]["kind"], type(d["operation"]["attempts"]).__name__')" "r
 T GET "/api/history?limit=0"
 is "$CODE" 400 "a limit of 0: 400"
 
+# ---- environments: created and installed into through the API, with the CLI's rules
+T POST /api/venvs --data '{"path": "api-env"}'
+is "$CODE" 200 "POST /api/venvs creates an environment"
+is "$(J 'd["path"], d["existed"]')" "$WORLD/ws/api-env False" "in the workspace, as venv create --json says"
+T POST /api/venvs --data '{"path": "../outside"}'
+is "$(J 'd["error"]["code"]')" "refused" "a path outside the workspace is refused ($CODE)"
+T POST /api/venvs --data '{"path": "x", "python": "/bin/sh"}'
+is "$CODE" 400 "no interpreter of the caller's choosing"
+T GET /api/venvs
+is "$(J '[e["path"] for e in d["environments"]]')" "['$WORLD/ws/api-env']" "GET /api/venvs discovers it"
+T POST /api/venvs/install --data '{"venv": "api-env", "packages": ["pwtest-beta==1.0"]}'
+is "$CODE" 202 "an install into it: 202"
+VJOB=$(J 'd["id"]')
+$CLIENT --tcp "$PORT" --token "$TOKEN" follow "$VJOB" > "$WORLD/venv-sse.txt" 2>&1
+like "$(tail -n 1 "$WORLD/venv-sse.txt")" "^final ok$" "followed to its result: ok"
+like "$(cat "$WORLD/venv-sse.txt")" '"class": "ok"' "the result carries the attempt"
+ok "the package imports in the environment" "$WORLD/ws/api-env/bin/python" -c 'import pwtest_beta, pwtest_alpha'
+T POST /api/venvs/install --data '{"venv": "api-env", "packages": ["--index-url=http://127.0.0.1:1/"]}'
+VJOB=$(J 'd["id"]')
+$CLIENT --tcp "$PORT" --token "$TOKEN" follow "$VJOB" > "$WORLD/venv-bad.txt" 2>&1
+like "$(cat "$WORLD/venv-bad.txt")" 'looks like an option' "an option smuggled in as a package is refused"
+T POST /api/venvs/uninstall --data '{"venv": "api-env", "packages": ["pwtest-beta"]}'
+VJOB=$(J 'd["id"]')
+$CLIENT --tcp "$PORT" --token "$TOKEN" follow "$VJOB" > "$WORLD/venv-un.txt" 2>&1
+like "$(tail -n 1 "$WORLD/venv-un.txt")" "^final ok$" "uninstall through the API: ok"
+run --box-root "$BOX" history --kind venv. --json
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; print(" ".join("%s:%s:%s" % (o["kind"], o["outcome"], o["user"]) for o in json.load(sys.stdin)["operations"]))')" \
+	"venv.uninstall:ok:ops-team venv.install:ok:ops-team venv.create:ok:ops-team" \
+	"pyward history has each, with the caller (the refused spec never started an operation, as in the CLI)"
+
 # ---- another local user: the peer uid from the kernel, file permissions as the gate
 if [ -n "$PEER" ]; then
 	is "$(stat -c %G "$SOCK")" nogroup "the socket has the box's group"
@@ -231,10 +265,16 @@ if [ -n "$PEER" ]; then
 	run --box-root "$BOX" history --kind runtime.verify --json
 	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["user"])')" \
 		"65534 $(getent passwd 65534 | cut -d: -f1)" "pyward history records the peer's uid and user"
+	CODE=$(setpriv --reuid=65534 --regid=65534 --clear-groups curl -s -o "$WORLD/body" -w '%{http_code}' \
+		--unix-socket "$SOCK" -X DELETE "http://localhost/api/venvs?path=api-env"); BODY=$(cat "$WORLD/body")
+	is "$CODE" 200 "the peer removes the environment through the API"
+	run --box-root "$BOX" history --kind venv.remove --json
+	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["outcome"], o["target"])')" \
+		"65534 ok $WORLD/ws/api-env" "pyward history shows the removal with the peer's uid"
 	setpriv --reuid=1 --regid=1 --clear-groups curl -s -o /dev/null --unix-socket "$SOCK" "http://localhost/api/runtime/python"
 	is "$?" 7 "a user outside the group cannot even connect"
 else
-	for _d in "socket group" "member may call" "peer uid recorded" "others cannot connect"; do
+	for _d in "socket group" "member may call" "peer uid recorded" "peer removes" "removal recorded" "others cannot connect"; do
 		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: needs root, setpriv and a nogroup group"
 	done
 fi
