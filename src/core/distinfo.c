@@ -89,12 +89,16 @@ static char *read_small(int dir, const char *name, size_t max, size_t *len)
 			cap = cap * 2 > max ? max : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		size_t want = cap - n;
+		ssize_t r = read(fd, buf + n, want);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
+		/* a regular file comes up short only at its end: spare the read that says so */
+		if ((size_t)r < want)
+			break;
 	}
 	close(fd);
 	buf[n] = '\0';
@@ -150,18 +154,20 @@ static void read_metadata(int dir, pw_dist *d)
 			cap *= 2;
 			buf = xrealloc(buf, cap + 1);
 		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		size_t want = cap - n;
+		ssize_t r = read(fd, buf + n, want);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
+		if (r > 0)
+			n += (size_t)r;
+		/* names found on an earlier pass are kept: scan only for what is missing */
+		if (r > 0 && scan_headers(buf, n, d))
+			break;
+		if (r <= 0 || (size_t)r < want) { /* the end of the file (a short read of a regular file) */
 			buf[n] = '\n'; /* a last line without its newline */
 			scan_headers(buf, n + 1, d);
 			break;
 		}
-		n += (size_t)r;
-		/* names found on an earlier pass are kept: scan only for what is missing */
-		if (scan_headers(buf, n, d))
-			break;
 	}
 	close(fd);
 	free(buf);
