@@ -4,7 +4,9 @@
 # PEP 503 index with the wheels the suite builds (make_wheels.py).
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
+SOCK="$WORLD/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; stop_servers; rm -rf "$WORLD"' EXIT
 SYS_PY=${PYTHON3:-python3}
 "$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
 make_wheels || skip_all "could not build the test wheels"
@@ -19,7 +21,7 @@ version() { "$PY" -c "import $1; print($1.VERSION)" 2>/dev/null || echo none; }
 last_op() { sqlite3 "$WORLD/box/catalog.sqlite3" "SELECT max(id) FROM operations"; }
 ops_count() { sqlite3 "$WORLD/box/catalog.sqlite3" "SELECT count(*) FROM operations"; }
 command -v sqlite3 >/dev/null || skip_all "the sqlite3 shell is needed"
-plan 58
+plan 60
 
 # ---- what create and install changed
 P venv create --python "$SYS_PY"
@@ -63,6 +65,22 @@ is "$(J 'd["operation"]["kind"], d["operation"]["undo_of"], d["operation"]["outc
 P history show "$undo1"
 like "$OUT" "undo of: +operation $install" "history show names the undone operation"
 like "$OUT" "Remove: pwtest-alpha \(1\.1\), pwtest-beta \(1\.0\)" "and the removals"
+# The History pane's details of the newest operation (the undo) show the same.
+if command -v tmux >/dev/null 2>&1; then
+	S=hist WAIT_SECONDS=20
+	T -f /dev/null new-session -d -s hist -x 100 -y 30 \
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WS' --mode read-only; sleep 30"
+	wait_for "q quit" >/dev/null
+	T send-keys -t hist 5
+	wait_for "history.undo" >/dev/null
+	T send-keys -t hist Enter
+	ok "the History pane's details list the package changes" wait_for "Remove: pwtest-alpha (1.1), pwtest-beta (1.0)"
+	like "$SCREEN" "undo of: +operation $install" "and the operation undone"
+	T kill-session -t hist 2>/dev/null
+else
+	_tap_result 0 "# SKIP tmux not installed"
+	_tap_result 0 "# SKIP tmux not installed"
+fi
 
 # ---- undo an upgrade
 P venv install --index "$INDEX_ok_URL" 'pwtest-alpha==1.0'
