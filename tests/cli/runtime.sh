@@ -14,7 +14,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 87
+plan 90
 
 # ---- before anything is installed
 P runtime status
@@ -85,6 +85,8 @@ like "$OUT" "index: +$URL" "history show names the download URL"
 P runtime verify
 is "$RC" 0 "verify of an untouched install exits 0"
 like "$OUT" "0 modified, 0 mode changed, 0 missing, 0 unexpected" "verify reports no differences"
+P runtime verify --format rpm
+is "$RC:$OUT" "0:" "verify --format rpm prints nothing when everything matches"
 real=$(readlink -f "$BOX/runtime/python/current")
 echo "# changed" >> "$real/lib/python${VER%.*}/os.py"
 rm "$real/lib/python${VER%.*}/colorsys.py"
@@ -96,6 +98,11 @@ like "$OUT" "modified +lib/python${VER%.*}/os.py" "verify names the modified fil
 like "$OUT" "missing +lib/python${VER%.*}/colorsys.py" "verify names the missing file"
 like "$OUT" "unexpected +lib/python${VER%.*}/intruder.py" "verify names the unexpected file"
 unlike "$OUT" "__pycache__" "new bytecode caches from normal use are not reported as changes"
+P runtime verify --format rpm
+is "$RC" 1 "verify --format rpm after tampering exits 1"
+is "$(printf '%s\n' "$OUT" | sort)" "$(printf '%s\n' "S.5..????    $real/lib/python${VER%.*}/os.py" \
+	"missing     $real/lib/python${VER%.*}/colorsys.py" "unexpected  $real/lib/python${VER%.*}/intruder.py" | sort)" \
+	"verify --format rpm prints rpm -V's lines with absolute paths"
 
 # ---- exec
 P exec -c 'print(6 * 7)'
