@@ -3,11 +3,13 @@
 
 #include "cli/cli.h"
 
+#include "clock.h"
 #include "i18n.h"
 #include "paths.h"
 #include "runtime.h"
 #include "scratch_client.h"
 #include "scratch_host.h"
+#include "venv.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -199,6 +201,25 @@ static char *find_on_path(const char *name)
 	return found;
 }
 
+/* The workspace's environment when it has exactly one (relative to the
+ * workspace, as a user would type it), else NULL. */
+static char *only_environment(const pw_cli *cli)
+{
+	pw_venv_list l = { 0 };
+	if (!cli->ctx.guard || !cli->ctx.workspace)
+		return NULL;
+	pw_err *e = pw_venv_discover(cli->ctx.guard, cli->ctx.workspace, 2, 2000, pw_clock_mono_ms() + 500, &l);
+	char *only = NULL;
+	if (!e && l.count == 1) {
+		const char *p = l.items[0].path;
+		size_t n = strlen(cli->ctx.workspace);
+		only = xstrdup(strncmp(p, cli->ctx.workspace, n) == 0 && p[n] == '/' ? p + n + 1 : p);
+	}
+	pw_err_free(e);
+	pw_venv_list_clear(&l);
+	return only;
+}
+
 /* --venv, else --python, else the managed runtime, else a refusal. */
 static pw_err *choose_python(const pw_cli *cli, const py_args *a, pw_scratch_request *req)
 {
@@ -217,10 +238,18 @@ static pw_err *choose_python(const pw_cli *cli, const py_args *a, pw_scratch_req
 	pw_err *e = pw_runtime_python(cli->ctx.box_root, &req->python);
 	if (!e)
 		return NULL;
-	pw_err *r = pw_err_new(PW_ERR_REFUSED,
-			       _("install the managed runtime with 'pyward runtime install', or pass --venv DIR or "
-				 "--python PATH"),
-			       _("no interpreter for the scratchpad: %s"), pw_err_message(e));
+	char *only = only_environment(cli);
+	/* The one environment is named, not taken: a session outlives this call
+	 * and is shared with the full-screen interface, so its interpreter is
+	 * chosen on purpose (see the man page). */
+	char *hint = only ? xasprintf(_("pass --venv %s (the workspace's one environment), or install the managed "
+					"runtime with 'pyward runtime install'"),
+				      only)
+			  : xstrdup(_("install the managed runtime with 'pyward runtime install', or pass --venv DIR or "
+				      "--python PATH"));
+	pw_err *r = pw_err_new(PW_ERR_REFUSED, hint, _("no interpreter for the scratchpad: %s"), pw_err_message(e));
+	free(hint);
+	free(only);
 	pw_err_free(e);
 	return r;
 }

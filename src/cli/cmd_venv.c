@@ -117,7 +117,12 @@ static void print_list(const pw_cli *cli, const pw_venv_list *l)
 	for (size_t i = 0; i < l->root_count; i++)
 		printf(_("scanned %s\n"), l->roots[i]);
 	if (l->count == 0)
-		printf(_("no environments found (%zu folders looked at)\n"), l->dirs_visited);
+		printf(P_("no environments found (%zu folder looked at)\n",
+			  "no environments found (%zu folders looked at)\n", l->dirs_visited),
+		       l->dirs_visited);
+	else
+		/* L10N: column headers of 'venv discover', as in the full-screen interface */
+		printf("%-40s %-10s %-8s %s\n", _("PATH"), _("KIND"), _("PYTHON"), _("PIP"));
 	for (size_t i = 0; i < l->count; i++) {
 		const pw_venv_info *v = &l->items[i];
 		printf("%-40s %-10s %-8s %s%s\n", v->path, v->kind, v->version ? v->version : "?",

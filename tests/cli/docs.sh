@@ -4,7 +4,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
 MAN="$TOP_SRCDIR/man/pyward.1"
-plan 6
+plan 9
 
 if command -v mandoc >/dev/null 2>&1; then
 	lint=$(mandoc -Tlint -W warning "$MAN" 2>&1)
@@ -31,5 +31,19 @@ is "$missing" "" "every global option in --help is in the man page"
 like "$(grep -c '^\.It' "$MAN")" '^[0-9]+$' "the man page has option lists"
 like "$(cat "$TOP_SRCDIR/README.md")" '\./setup\.sh run' "README has the run command"
 like "$(cat "$TOP_SRCDIR/README.md")" '\./setup\.sh test' "README has the test command"
+
+# Where things go, as the README says, for root and for another user.
+# `paths` only reads: it creates nothing, so asking as root is safe here.
+README=$(tr "\n" " " <"$TOP_SRCDIR/README.md")
+if [ "$(id -u)" -eq 0 ]; then
+	HOME="$WORLD/elsewhere" env -u PYWARD_HOME "$PYWARD" --json paths >"$WORLD/paths.json" 2>/dev/null
+	root_box=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["box_root"])' "$WORLD/paths.json" 2>/dev/null)
+	is "$root_box" "/var/lib/pyward" "as root the box is /var/lib/pyward whatever HOME says"
+else
+	echo "ok $((_tap_n + 1)) # SKIP not root"
+	_tap_n=$((_tap_n + 1))
+fi
+like "$README" 'As root.*the box is[[:space:]]+`/var/lib/pyward`, whatever `HOME` says' "the README says where the box is for root"
+like "$README" 'As any other user.*the box is `~/\.local/share/pyward`' "and for any other user"
 
 done_testing

@@ -46,7 +46,7 @@ trap 'stop_all_hosts; rm -rf "$WORLD"' EXIT
 
 PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 88
+plan 90
 
 # ---- persistence, _, first result, human form
 use_rt main
@@ -257,6 +257,10 @@ run --box-root "$WORLD/box" -C "$WS" python -s noint -c '1'
 is "$RC" 3 "no managed runtime and no --python/--venv: refused"
 like "$ERR" "pyward runtime install.*--venv" "the refusal says how to get an interpreter"
 "$SYS_PY" -m venv --without-pip "$WS/venv1" >/dev/null 2>&1
+run --box-root "$WORLD/box" -C "$WS" python -s noint -c '1'
+is "$RC" 3 "one environment in the workspace: still refused (the session's interpreter is chosen on purpose)"
+like "$ERR" "hint: pass --venv venv1 \\(the workspace's one environment\\), or install the managed runtime" \
+	"but the hint names that environment as the option to pass"
 run --box-root "$WORLD/box" -C "$WS" python -s withvenv --venv venv1 -c 'import sys; sys.prefix'
 is "$OUT" "'$WS/venv1'" "--venv runs the session in that environment"
 run --box-root "$WORLD/box" -C "$WS" python -s withvenv --python "$SYS_PY" -c '1'

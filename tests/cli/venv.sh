@@ -19,11 +19,13 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 66
+plan 69
 
 # ---- discover and create
 P venv discover --json
 is "$(J 'len(d["environments"]), d["roots"][0]')" "0 $WS" "discover in an empty workspace finds nothing and names the root"
+P venv discover
+like "$OUT" "no environments found \\(1 folder looked at\\)" "one folder: said in the singular"
 P venv create --python "$SYS_PY"
 is "$RC" 0 "create exits 0"
 like "$OUT" "created $WS/.venv" "create makes .venv by default"
@@ -34,6 +36,9 @@ like "$OUT" "already an environment" "create is idempotent"
 ok ".pyward state is ignored by git" grep -qx '\*' "$WS/.pyward/.gitignore"
 P venv discover --json
 is "$(J 'len(d["environments"]), d["environments"][0]["path"], d["environments"][0]["has_pip"]')" "1 $WS/.venv True" "discover finds the new environment with pip"
+P venv discover
+like "$(printf '%s\n' "$OUT" | sed -n 2p)" "^PATH +KIND +PYTHON +PIP$" "the table has column headers"
+like "$OUT" "$WS/.venv +venv +[0-9.]+ +pip" "and a row per environment"
 
 # ---- install, upgrade, dependency, uninstall (real pip, real index)
 P venv install --index "$INDEX_ok_URL" 'pwtest-alpha==1.0'
