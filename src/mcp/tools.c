@@ -20,6 +20,7 @@ static const pw_mcp_tool *const table[] = {
 	&pw_mcp_tool_execute_code,
 	&pw_mcp_tool_runtime_status,
 	&pw_mcp_tool_runtime_install,
+	&pw_mcp_tool_history,
 	&pw_mcp_tool_job_status,
 };
 #define TOOL_COUNT (sizeof table / sizeof table[0])

@@ -60,6 +60,7 @@ extern const pw_mcp_tool pw_mcp_tool_python;
 extern const pw_mcp_tool pw_mcp_tool_execute_code;
 extern const pw_mcp_tool pw_mcp_tool_runtime_status;
 extern const pw_mcp_tool pw_mcp_tool_runtime_install;
+extern const pw_mcp_tool pw_mcp_tool_history;
 extern const pw_mcp_tool pw_mcp_tool_job_status;
 
 #endif

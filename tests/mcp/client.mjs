@@ -16,7 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 const PYWARD = env.PYWARD;
 const EXPECTED_TOOLS = ['pyenv_discover', 'pyenv_create', 'pyenv_install', 'pyenv_uninstall', 'pyenv_remove',
-  'python', 'execute_code', 'runtime_status', 'runtime_install', 'job_status'];
+  'python', 'execute_code', 'runtime_status', 'runtime_install', 'history', 'job_status'];
 
 // ---------------------------------------------------------------- TAP
 let n = 0;
@@ -282,6 +282,16 @@ async function venvSession() {
   await ro.client.close();
   const h = await pywardCli(['--json', 'history', '--kind', 'venv.install']);
   ok(/venv-agent 9\.8\.7/.test(h.stdout), 'history records the installs with the agent', h.stdout.slice(0, 800));
+  const hist = await sdkClient(['--mode', 'read-only'], 'auditor');
+  r = await hist.client.callTool({ name: 'history', arguments: { kind: 'venv.', limit: 100 } });
+  let cli = [];
+  try { cli = JSON.parse((await pywardCli(['--json', 'history', '--kind', 'venv.', '--limit', '100'])).stdout).operations; } catch { /* below */ }
+  ok(!r.isError && structured(r).operations.length > 0 && JSON.stringify(structured(r).operations) === JSON.stringify(cli),
+    'history (read-only mode): the same operations as pyward history --json', r);
+  ok(structured(r).operations.every((o) => o.kind.startsWith('venv.')), 'history: the kind filter applies');
+  r = await hist.client.callTool({ name: 'history', arguments: { since: 'yesterday' } });
+  ok(r.isError && /not a date/.test(structured(r).error?.message || ''), 'history: a bad since is a tool error saying what a date looks like');
+  await hist.client.close();
 }
 
 // ---------------------------------------------------------------- the Inspector
