@@ -26,6 +26,12 @@ static int run_help(pw_cli *cli, int argc, char **argv)
 		pw_cli_print_help(cli, stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		printf(_("Usage: %s help [COMMAND]\n"), cli->prog);
+		puts(_("Show the commands and global options, or one command's usage and options\n"
+		       "(the same as 'pyward COMMAND --help')."));
+		return 0;
+	}
 	const pw_cmd *cmd = pw_cli_find(argv[1]);
 	if (!cmd) {
 		pw_cli_usage_error(cli, _("no such command '%s'"), argv[1]);
@@ -304,6 +310,7 @@ static int dispatch(pw_cli *cli, int argc, char **argv)
 		pw_cli_usage_error(cli, _("unknown command '%s'"), name);
 		return PW_EXIT_USAGE;
 	}
+	cli->command = cmd->name;
 	return cmd->run(cli, argc - first, argv + first);
 }
 

@@ -91,8 +91,14 @@ void pw_cli_usage_error(const pw_cli *cli, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", cli->prog, msg);
-	fprintf(stderr, _("Try '%s --help' for more information.\n"), cli->prog);
+	/* The same prefixes as every other error (pw_cli_print_error). */
+	fprintf(stderr, _("%s: error: %s\n"), cli->prog, msg);
+	if (cli->command)
+		fprintf(stderr, _("%s: hint: '%s %s --help' shows its usage and options\n"), cli->prog, cli->prog,
+			cli->command);
+	else
+		fprintf(stderr, _("%s: hint: '%s --help' lists the commands and global options\n"), cli->prog,
+			cli->prog);
 	free(msg);
 }
 
@@ -300,8 +306,14 @@ void pw_cli_print_help(const pw_cli *cli, FILE *out)
 
 void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out)
 {
-	fprintf(out, _("Usage: %s %s %s\n"), cli->prog, cmd->name, _(cmd->usage));
-	fprintf(out, "%s\n", _(cmd->summary));
+	if (cmd->help) {
+		fprintf(out, "%s\n\n", _(cmd->summary));
+		fputs(_(cmd->help), out);
+		fputc('\n', out);
+	} else {
+		fprintf(out, _("Usage: %s %s %s\n"), cli->prog, cmd->name, _(cmd->usage));
+		fprintf(out, "%s\n", _(cmd->summary));
+	}
 	fputs(_("Global options are accepted too; see 'pyward --help'.\n"), out);
 }
 

@@ -26,12 +26,14 @@ typedef struct pw_cli {
 	int verbosity;    /* -1 quiet, 0 normal, 1+ verbose */
 	char *cmdline;    /* the command line, recorded as the operation's args */
 	const char *prog;
+	const char *command; /* the command being run, for "see 'pyward COMMAND --help'" */
 } pw_cli;
 
 typedef struct pw_cmd {
 	const char *name;
 	const char *summary; /* N_() text */
 	const char *usage;   /* N_() text: options after the name */
+	const char *help;    /* N_() text or NULL: a usage line per verb and a line per option */
 	int (*run)(pw_cli *cli, int argc, char **argv);
 } pw_cmd;
 

@@ -32,8 +32,8 @@ unlike "$OUT" 'Commands:|Global options:|show this help' "--help: no English lef
 
 de frobnicate
 is "$RC" 2 "unknown command: exit 2"
-like "$ERR" "^pyward: unbekannter Befehl »frobnicate«$" "unknown command: German message with the name in it"
-like "$ERR" "»pyward --help« zeigt weitere Informationen" "unknown command: German pointer to --help"
+like "$ERR" "^pyward: Fehler: unbekannter Befehl »frobnicate«$" "unknown command: German message with the name in it"
+like "$ERR" "^pyward: Hinweis: »pyward --help« nennt die Befehle" "unknown command: German pointer to --help"
 
 de --mode read-only venv create
 is "$RC" 3 "read-only refusal: exit 3"
@@ -56,9 +56,9 @@ like "$OUT" '^Keine Vorgänge aufgezeichnet' "history on an empty catalog: Germa
 run --help
 like "$OUT" '^Usage: pyward \[GLOBAL OPTIONS\] COMMAND \[ARGS\]$' "LANGUAGE empty: English --help"
 LANGUAGE=de LC_ALL=C run frobnicate
-like "$ERR" "^pyward: unknown command 'frobnicate'$" "LANGUAGE=de in the C locale: English, as gettext documents"
+like "$ERR" "^pyward: error: unknown command 'frobnicate'$" "LANGUAGE=de in the C locale: English, as gettext documents"
 LANGUAGE=xx run frobnicate
-like "$ERR" "^pyward: unknown command 'frobnicate'$" "a language with no translation: English"
+like "$ERR" "^pyward: error: unknown command 'frobnicate'$" "a language with no translation: English"
 
 # ---- Completeness: the messages in the sources now, not only those in po/.
 # Every source file that marks strings is listed in POTFILES.in.
