@@ -44,7 +44,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function serverEnv(extra = {}) {
   const keep = ['PATH', 'HOME', 'LC_ALL', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME',
-    'PYWARD_SYSTEM_CONFIG', 'PYWARD_DATADIR', 'PYWARD_WORKER', 'PYWARD_LOCALEDIR'];
+    'PYWARD_SYSTEM_CONFIG', 'PYWARD_DATADIR', 'PYWARD_WORKER', 'PYWARD_LOCALEDIR', 'PYWARD_BASELINE'];
   const e = {};
   for (const k of keep) if (env[k] !== undefined) e[k] = env[k];
   return { ...e, ...extra };
