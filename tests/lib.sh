@@ -61,6 +61,9 @@ make_world() {
 	export HOME="$WORLD/home" XDG_CONFIG_HOME="$WORLD/xdg-config" XDG_DATA_HOME="$WORLD/home/.local/share"
 	export PYWARD_SYSTEM_CONFIG="$WORLD/etc-pyward.conf"
 	unset PYWARD_HOME
+	# The world has no package index unless a test starts one: a runtime
+	# install leaves out its baseline step unless the test asks for it.
+	export PYWARD_BASELINE=
 	export LC_ALL=C.UTF-8 LANGUAGE=
 	trap 'rm -rf "$WORLD"' EXIT
 }

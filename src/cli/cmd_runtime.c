@@ -32,11 +32,45 @@ typedef struct runtime_args {
 	const char *index;
 	bool dry_run;
 	bool rpm_format;
+	bool no_baseline;
 	pw_progress_style progress;
+	unsigned given;  /* the options given, one bit each (OPT_* - OPT_FIRST) */
 } runtime_args;
 
 enum { OPT_VERSION_PIN = 0x300, OPT_PINS, OPT_MIRROR, OPT_ARCHIVE, OPT_CACERT, OPT_DRY_RUN, OPT_PROGRESS,
-       OPT_NO_PROGRESS, OPT_REQUIREMENTS, OPT_INDEX, OPT_FORMAT };
+       OPT_NO_PROGRESS, OPT_REQUIREMENTS, OPT_INDEX, OPT_FORMAT, OPT_NO_BASELINE };
+#define OPT_FIRST OPT_VERSION_PIN
+
+/* The subcommands, one bit each. */
+enum { S_STATUS = 1, S_INSTALL = 2, S_VERIFY = 4, S_ROLLBACK = 8, S_REMOVE = 16, S_BASELINE = 32 };
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} subcommands[] = {
+	{ "status", S_STATUS }, { "install", S_INSTALL }, { "verify", S_VERIFY },
+	{ "rollback", S_ROLLBACK }, { "remove", S_REMOVE }, { "baseline", S_BASELINE },
+};
+
+/* Which subcommand takes which option; any other is refused with exit 2
+ * (an option silently ignored would let a user believe it applied). */
+static const struct {
+	int code;
+	unsigned subs;
+} takes[] = {
+	{ OPT_VERSION_PIN, S_STATUS | S_INSTALL },
+	{ OPT_PINS, S_STATUS | S_INSTALL },
+	{ OPT_MIRROR, S_INSTALL },
+	{ OPT_ARCHIVE, S_INSTALL },
+	{ OPT_CACERT, S_INSTALL },
+	{ OPT_DRY_RUN, S_INSTALL },
+	{ OPT_PROGRESS, S_INSTALL },
+	{ OPT_NO_PROGRESS, S_INSTALL },
+	{ OPT_REQUIREMENTS, S_INSTALL | S_BASELINE },
+	{ OPT_INDEX, S_INSTALL | S_BASELINE },
+	{ OPT_FORMAT, S_VERIFY },
+	{ OPT_NO_BASELINE, S_INSTALL },
+};
 
 static const struct option runtime_longopts[] = {
 	{ "version", required_argument, NULL, OPT_VERSION_PIN },
@@ -51,13 +85,17 @@ static const struct option runtime_longopts[] = {
 	{ "requirements", required_argument, NULL, OPT_REQUIREMENTS },
 	{ "index", required_argument, NULL, OPT_INDEX },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int handle_option(int code, const char *arg, void *ud)
 {
 	runtime_args *a = ud;
+	if (code >= OPT_FIRST && code <= OPT_NO_BASELINE)
+		a->given |= 1u << (code - OPT_FIRST);
 	switch (code) {
+	case OPT_NO_BASELINE: a->no_baseline = true; return 0;
 	case OPT_VERSION_PIN: a->version = arg; return 0;
 	case OPT_PINS: a->pins_file = arg; return 0;
 	case OPT_MIRROR: a->mirror = arg; return 0;
@@ -92,7 +130,7 @@ static pw_runtime_request request_of(const runtime_args *a)
 {
 	return (pw_runtime_request){ .version = a->version, .pins_file = a->pins_file, .mirror = a->mirror,
 				     .archive = a->archive, .cacert = a->cacert, .dry_run = a->dry_run,
-				     .requirements = a->requirements, .index = a->index };
+				     .no_baseline = a->no_baseline, .requirements = a->requirements, .index = a->index };
 }
 
 /* Consent on the terminal: --yes gives it; without a terminal no one can. */
@@ -118,8 +156,28 @@ static pw_op_io terminal_io(pw_cli *cli, const pw_events *events)
 
 /* ---------------------------------------------------------------- status */
 
-static void status_text(const pw_runtime_info *i, const pw_pin *pin)
+static void baseline_text(const pw_op_runtime_status_result *r)
 {
+	if (!r->baseline || r->info.state != PW_RUNTIME_INSTALLED)
+		return;
+	if (!r->missing_count) {
+		printf(_("  baseline:   installed (%s)\n"), r->baseline_names ? r->baseline_names : r->baseline);
+		return;
+	}
+	char *names = NULL;
+	for (size_t i = 0; i < r->missing_count; i++) {
+		char *old = names;
+		names = old ? xasprintf("%s, %s", old, r->baseline_missing[i]) : xstrdup(r->baseline_missing[i]);
+		free(old);
+	}
+	printf(_("  baseline:   missing %s: 'pyward runtime baseline' finishes it\n"), names);
+	free(names);
+}
+
+static void status_text(const pw_op_runtime_status_result *r)
+{
+	const pw_runtime_info *i = &r->info;
+	const pw_pin *pin = r->pin;
 	char size[32];
 	if (i->state == PW_RUNTIME_NOT_PROVISIONED) {
 		if (pin && pin->size >= 0) {
@@ -132,7 +190,7 @@ static void status_text(const pw_runtime_info *i, const pw_pin *pin)
 			printf(_("  an earlier install (%s) is kept: 'pyward runtime rollback' brings it back\n"), i->previous_version);
 		return;
 	}
-	printf(_("managed Python runtime: %s\n"), pw_runtime_state_name(i->state));
+	printf(_("managed Python runtime: %s\n"), pw_op_runtime_status_state(r));
 	if (i->why)
 		printf(_("  problem:    %s\n"), i->why);
 	printf(_("  version:    %s (release %s)\n"), i->version ? i->version : "?", i->release ? i->release : "?");
@@ -147,6 +205,7 @@ static void status_text(const pw_runtime_info *i, const pw_pin *pin)
 	printf(_("  size:       %s on disk\n"), size);
 	if (i->has_previous)
 		printf(_("  previous:   %s (pyward runtime rollback)\n"), i->previous_version);
+	baseline_text(r);
 }
 
 static int run_status(pw_cli *cli, const runtime_args *a)
@@ -160,7 +219,7 @@ static int run_status(pw_cli *cli, const runtime_args *a)
 	if (cli->json)
 		pw_render_json(stdout, pw_op_runtime_status_json(&r));
 	else
-		status_text(&r.info, r.pin);
+		status_text(&r);
 	pw_op_runtime_status_clear(&r);
 	return rc;
 }
@@ -169,11 +228,11 @@ static int run_status(pw_cli *cli, const runtime_args *a)
 
 static void print_plan(const pw_runtime_request *rq, const pw_runtime_plan *p, FILE *out)
 {
-	char *lines[PW_RUNTIME_PLAN_LINES];
+	char *lines[PW_OP_INSTALL_CONSENT_LINES];
 	pw_consent what;
 	pw_op_runtime_install_consent(rq, p, lines, &what);
 	fprintf(out, "%s\n", what.heading);
-	for (size_t i = 0; i < PW_RUNTIME_PLAN_LINES; i++) {
+	for (size_t i = 0; i < what.line_count; i++) {
 		fprintf(out, "  %s\n", lines[i]);
 		free(lines[i]);
 	}
@@ -197,6 +256,17 @@ static void print_install_result(const pw_cli *cli, const pw_runtime_plan *p, co
 		printf(_("  the archive came from the download cache (hash checked)\n"));
 }
 
+static void print_baseline_result(const pw_cli *cli, const pw_op_runtime_install_result *r)
+{
+	if (!r->baseline_ran || cli->verbosity < 0)
+		return;
+	if (r->pip.count)
+		pw_cli_print_attempts(&r->pip);
+	if (!r->baseline_failed)
+		printf(_("the baseline from %s is installed: %zu files added to the runtime's manifest\n"),
+		       r->plan.baseline ? r->plan.baseline : "?", r->changes.added);
+}
+
 static int run_install(pw_cli *cli, const runtime_args *a)
 {
 	pw_runtime_request rq = request_of(a);
@@ -205,13 +275,23 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 	pw_op_runtime_install_result r;
 	pw_err *e = pw_op_runtime_install(&cli->ctx, &rq, &io, &r);
 	pw_cli_progress_free(&prog);
-	int rc = e ? pw_cli_fail(cli, e) : 0;
-	if (!e && cli->json)
+	int rc = 0;
+	if (e && !r.runtime_installed) {
+		rc = pw_cli_fail(cli, e);
+	} else if (cli->json) {
+		/* a partial outcome is a result: its JSON says what was done */
 		pw_render_json(stdout, pw_op_runtime_install_json(&rq, &r));
-	else if (!e && r.dry_run)
+	} else if (r.dry_run) {
 		print_plan(&rq, &r.plan, stdout);
-	else if (!e)
+	} else {
 		print_install_result(cli, &r.plan, &r.install);
+		print_baseline_result(cli, &r);
+	}
+	if (e && r.runtime_installed) {
+		pw_cli_print_error(cli, e);
+		rc = pw_err_exit_status(e);
+		pw_err_free(e);
+	}
 	pw_op_runtime_install_clear(&r);
 	return rc;
 }
@@ -297,6 +377,31 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 	return rc;
 }
 
+static unsigned subcommand_bit(const char *sub)
+{
+	for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+		if (strcmp(subcommands[i].name, sub) == 0)
+			return subcommands[i].bit;
+	return 0;
+}
+
+static const char *option_name(int code)
+{
+	for (const struct option *o = runtime_longopts; o->name; o++)
+		if (o->val == code)
+			return o->name;
+	return "?";
+}
+
+/* The first option given that sub does not take, or NULL. */
+static const char *option_not_taken(const runtime_args *a, unsigned sub)
+{
+	for (size_t i = 0; i < sizeof takes / sizeof takes[0]; i++)
+		if ((a->given & (1u << (takes[i].code - OPT_FIRST))) && !(takes[i].subs & sub))
+			return option_name(takes[i].code);
+	return NULL;
+}
+
 static int run_runtime(pw_cli *cli, int argc, char **argv)
 {
 	runtime_args a = { .cli = cli };
@@ -310,31 +415,41 @@ static int run_runtime(pw_cli *cli, int argc, char **argv)
 						      : _("'runtime' takes one subcommand"));
 		return PW_EXIT_USAGE;
 	}
+	const char *sub = argv[first];
+	unsigned bit = subcommand_bit(sub);
+	if (!bit) {
+		pw_cli_usage_error(cli, _("unknown runtime subcommand '%s'"), sub);
+		return PW_EXIT_USAGE;
+	}
+	const char *extra = option_not_taken(&a, bit);
+	if (extra) {
+		pw_cli_usage_error(cli, _("'runtime %s' does not take --%s"), sub, extra);
+		return PW_EXIT_USAGE;
+	}
 	pw_err *e = pw_cli_prepare(cli);
 	if (e)
 		return pw_cli_fail(cli, e);
-	const char *sub = argv[first];
-	if (strcmp(sub, "status") == 0)
-		return run_status(cli, &a);
-	if (strcmp(sub, "install") == 0)
-		return run_install(cli, &a);
-	if (strcmp(sub, "verify") == 0)
-		return run_verify(cli, &a);
-	if (strcmp(sub, "rollback") == 0)
-		return run_rollback(cli);
-	if (strcmp(sub, "remove") == 0)
-		return run_remove(cli);
-	if (strcmp(sub, "baseline") == 0)
-		return run_baseline(cli, &a);
-	pw_cli_usage_error(cli, _("unknown runtime subcommand '%s'"), sub);
-	return PW_EXIT_USAGE;
+	switch (bit) {
+	case S_STATUS: return run_status(cli, &a);
+	case S_INSTALL: return run_install(cli, &a);
+	case S_VERIFY: return run_verify(cli, &a);
+	case S_ROLLBACK: return run_rollback(cli);
+	case S_REMOVE: return run_remove(cli);
+	default: return run_baseline(cli, &a);
+	}
 }
 
 const pw_cmd pw_cmd_runtime = {
 	.name = "runtime",
 	.summary = N_("status, install, verify, roll back, remove or add the baseline to the managed CPython"),
-	.usage = N_("status|install|verify|rollback|remove|baseline [--version V] [--pins FILE]\n"
-		    "       [--mirror URL] [--archive FILE] [--cacert FILE] [--dry-run] [--progress auto|bar|none|json]\n"
-		    "       [--requirements FILE] [--index URL] (baseline) [--format rpm] (verify)"),
+	.usage = N_("SUBCOMMAND [OPTIONS]\n"
+		    "  status [--version V] [--pins FILE]\n"
+		    "  install [--version V] [--pins FILE] [--mirror URL] [--archive FILE] [--cacert FILE]\n"
+		    "          [--dry-run] [--progress auto|bar|none|json] [--no-progress]\n"
+		    "          [--no-baseline | --requirements FILE] [--index URL]\n"
+		    "  verify [--format rpm]\n"
+		    "  rollback | remove\n"
+		    "  baseline [--requirements FILE] [--index URL]\n"
+		    "A subcommand refuses an option it does not take (exit status 2)."),
 	.run = run_runtime,
 };

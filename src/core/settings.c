@@ -23,13 +23,13 @@
 static const char *const known_keys[] = {
 	"box_root", "runtime_mirror", "ca_bundle", "index_url", "mirrors",
 	"proxy", "proxy_ports", "timeout", "mode", "python_idle_timeout", "python_max_workers",
-	"audit_log", "audit_syslog_socket",
+	"audit_log", "audit_syslog_socket", "baseline",
 };
 #define NKEYS (sizeof known_keys / sizeof known_keys[0])
 
 static const char known_keys_hint[] = N_("known keys: box_root, runtime_mirror, "
 	"ca_bundle, index_url, mirrors, proxy, proxy_ports, timeout, mode, python_idle_timeout, "
-	"python_max_workers, audit_log, audit_syslog_socket");
+	"python_max_workers, audit_log, audit_syslog_socket, baseline");
 
 struct entry {
 	char *value;

@@ -3,6 +3,7 @@
 
 #include "ops/op_runtime.h"
 
+#include "ops/baseline.h"
 #include "ops/json.h"
 #include "ops/pipsetup.h"
 
@@ -28,7 +29,34 @@ pw_err *pw_op_runtime_status(const pw_ops_ctx *ctx, const pw_runtime_request *rq
 		return e;
 	/* the pin only adds the size hint */
 	pw_err_free(pw_runtime_plan_pin(ctx, rq, &r->pins, &r->pin));
+	r->baseline = pw_baseline_file(ctx, rq->requirements, rq->no_baseline);
+	if (r->baseline)
+		pw_err_free(pw_baseline_names(r->baseline, &r->baseline_names));
+	/* what the baseline lists and the runtime lacks: said, never an error */
+	if (r->baseline && r->baseline_names && r->info.state == PW_RUNTIME_INSTALLED)
+		pw_err_free(pw_baseline_missing(ctx->box_root, r->baseline, &r->baseline_missing, &r->missing_count));
 	return NULL;
+}
+
+const char *pw_op_runtime_status_state(const pw_op_runtime_status_result *r)
+{
+	if (r->info.state == PW_RUNTIME_INSTALLED && r->missing_count)
+		return _("installed, baseline missing");
+	return pw_runtime_state_name(r->info.state);
+}
+
+static json_t *status_baseline_json(const pw_op_runtime_status_result *r)
+{
+	if (!r->baseline)
+		return json_null();
+	json_t *missing = json_array();
+	for (size_t i = 0; i < r->missing_count; i++)
+		json_array_append_new(missing, pw_json_str(r->baseline_missing[i]));
+	bool checked = r->info.state == PW_RUNTIME_INSTALLED && r->baseline_names;
+	return json_pack("{s:o,s:o,s:s,s:o,s:o}", "requirements", pw_json_str(r->baseline), "names",
+			 pw_json_str(r->baseline_names), "state",
+			 !checked ? "unknown" : r->missing_count ? "missing" : "installed", "missing", missing,
+			 "finish_command", r->missing_count ? json_string("pyward runtime baseline") : json_null());
 }
 
 json_t *pw_op_runtime_status_json(const pw_op_runtime_status_result *r)
@@ -53,6 +81,7 @@ json_t *pw_op_runtime_status_json(const pw_op_runtime_status_result *r)
 		json_object_set_new(j, "pinned_version", json_string(r->pin->version));
 		json_object_set_new(j, "pinned_size", r->pin->size < 0 ? json_null() : json_integer(r->pin->size));
 	}
+	json_object_set_new(j, "baseline", status_baseline_json(r));
 	return j;
 }
 
@@ -61,31 +90,44 @@ void pw_op_runtime_status_clear(pw_op_runtime_status_result *r)
 	pw_runtime_info_clear(&r->info);
 	pw_pins_free(&r->pins);
 	r->pin = NULL;
+	free(r->baseline);
+	free(r->baseline_names);
+	pw_ops_list_free(r->baseline_missing);
+	r->baseline = r->baseline_names = NULL;
+	r->baseline_missing = NULL;
+	r->missing_count = 0;
 }
 
 /* ---------------------------------------------------------------- install */
 
 void pw_op_runtime_install_consent(const pw_runtime_request *rq, const pw_runtime_plan *plan,
-				   char *lines[PW_RUNTIME_PLAN_LINES], pw_consent *what)
+				   char *lines[PW_OP_INSTALL_CONSENT_LINES], pw_consent *what)
 {
 	pw_runtime_plan_describe(rq, plan, lines);
+	size_t n = PW_RUNTIME_PLAN_LINES;
+	if (plan->baseline) {
+		lines[n++] = xasprintf(_("then:   the baseline %s"), plan->baseline_names);
+		lines[n++] = xasprintf(_("        binary wheels from the package index, through the attempt chain (%s)"),
+				       plan->baseline);
+	}
 	*what = (pw_consent){
 		.kind = "runtime.install",
 		.doing = _("installing the runtime"),
 		.question = _("Download and install it?"),
-		.heading = _("pyward will install the managed Python runtime:"),
+		.heading = plan->baseline ? _("pyward will install the managed Python runtime and its baseline:")
+					  : _("pyward will install the managed Python runtime:"),
 		.lines = (const char *const *)lines,
-		.line_count = PW_RUNTIME_PLAN_LINES,
+		.line_count = n,
 	};
 }
 
 static pw_err *ask_install(const pw_runtime_request *rq, const pw_runtime_plan *plan, const pw_op_io *io)
 {
-	char *lines[PW_RUNTIME_PLAN_LINES];
+	char *lines[PW_OP_INSTALL_CONSENT_LINES];
 	pw_consent what;
 	pw_op_runtime_install_consent(rq, plan, lines, &what);
 	pw_err *e = pw_op_ask(io, &what, _("not installed: consent was not given"));
-	for (size_t i = 0; i < PW_RUNTIME_PLAN_LINES; i++)
+	for (size_t i = 0; i < what.line_count; i++)
 		free(lines[i]);
 	return e;
 }
@@ -98,7 +140,30 @@ static pw_err *plan_for(const pw_ops_ctx *ctx, const pw_runtime_request *rq, pw_
 	if (rq->plan)
 		return NULL;
 	*plan = &r->plan;
-	return pw_runtime_plan_make(ctx, rq, !rq->dry_run, &r->plan);
+	pw_err *e = pw_runtime_plan_make(ctx, rq, !rq->dry_run, &r->plan);
+	if (!e)
+		r->plan.baseline = pw_baseline_file(ctx, rq->requirements, rq->no_baseline);
+	/* an unreadable baseline file is found before anything is asked */
+	if (!e && r->plan.baseline)
+		e = pw_baseline_names(r->plan.baseline, &r->plan.baseline_names);
+	return e;
+}
+
+/* The baseline part, inside the install's operation. Its failure keeps the
+ * runtime and becomes the partial outcome. */
+static pw_err *install_baseline(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_runtime_plan *plan,
+				const pw_op_io *io, pw_catalog *cat, pw_op_runtime_install_result *r)
+{
+	r->baseline_ran = true;
+	pw_err *e = pw_baseline_step(ctx, plan->baseline, rq->index, io, cat, r->operation, &r->pip, &r->changes);
+	if (!e)
+		return NULL;
+	r->baseline_failed = true;
+	r->baseline_error = xstrdup(pw_err_message(e));
+	pw_err *partial = pw_err_new(PW_ERR_FAILED, _("finish it with 'pyward runtime baseline' once the package index can be reached"),
+				     _("runtime installed, baseline failed: %s"), pw_err_message(e));
+	pw_err_free(e);
+	return partial;
 }
 
 pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_op_io *io,
@@ -126,6 +191,9 @@ pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *r
 		e = ask_install(rq, plan, io);
 	if (!e)
 		e = pw_runtime_plan_install(ctx, rq, plan, cat, r->operation, io->cancel, io->events, &r->install);
+	r->runtime_installed = !e;
+	if (!e && plan->baseline)
+		e = install_baseline(ctx, rq, plan, io, cat, r);
 	pw_ops_op_end(cat, r->operation, e);
 	pw_catalog_close(&cat);
 	free(target);
@@ -143,24 +211,46 @@ static json_t *plan_json(const pw_runtime_request *rq, const pw_runtime_plan *p)
 	return j;
 }
 
+static json_t *install_baseline_json(const pw_runtime_plan *p, const pw_op_runtime_install_result *r)
+{
+	if (!p->baseline)
+		return json_null();
+	const char *outcome = !r->baseline_ran ? "not-run" : r->baseline_failed ? "failed" : "ok";
+	return json_pack("{s:o,s:o,s:s,s:o,s:o,s:{s:I,s:I,s:I}}", "requirements", pw_json_str(p->baseline), "names",
+			 pw_json_str(p->baseline_names), "outcome", outcome, "error", pw_json_str(r->baseline_error),
+			 "attempts", pw_json_attempts(&r->pip), "manifest", "added", (json_int_t)r->changes.added,
+			 "changed", (json_int_t)r->changes.changed, "removed", (json_int_t)r->changes.removed);
+}
+
 json_t *pw_op_runtime_install_json(const pw_runtime_request *rq, const pw_op_runtime_install_result *r)
 {
 	const pw_runtime_plan *p = rq->plan ? rq->plan : &r->plan;
-	if (r->dry_run)
-		return json_pack("{s:i,s:b,s:o}", "schema", 1, "dry_run", 1, "plan", plan_json(rq, p));
+	if (r->dry_run) {
+		json_t *plan = plan_json(rq, p);
+		json_object_set_new(plan, "baseline", p->baseline ? json_pack("{s:o,s:o}", "requirements",
+									      pw_json_str(p->baseline), "names",
+									      pw_json_str(p->baseline_names))
+								  : json_null());
+		return json_pack("{s:i,s:b,s:o}", "schema", 1, "dry_run", 1, "plan", plan);
+	}
 	const pw_runtime_install_result *i = &r->install;
-	return json_pack("{s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:I,s:I,s:I,s:I}", "schema", 1, "result",
-			 i->already_current ? "already-installed" : "installed", "version", p->pin->version, "path",
-			 i->path ? i->path : "", "waited_for_lock", i->waited_for_lock, "reused_cache", i->reused_cache,
-			 "resumed", i->resumed_from > 0, "resumed_from", (json_int_t)i->resumed_from, "files",
-			 (json_int_t)i->files, "bytes_on_disk", (json_int_t)i->bytes_on_disk, "operation",
-			 (json_int_t)r->operation);
+	const char *result = r->baseline_failed ? "installed, baseline failed"
+			     : i->already_current ? "already-installed" : "installed";
+	return json_pack("{s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:I,s:I,s:I,s:I,s:o}", "schema", 1, "result", result, "version",
+			 p->pin->version, "path", i->path ? i->path : "", "waited_for_lock", i->waited_for_lock,
+			 "reused_cache", i->reused_cache, "resumed", i->resumed_from > 0, "resumed_from",
+			 (json_int_t)i->resumed_from, "files", (json_int_t)i->files, "bytes_on_disk",
+			 (json_int_t)i->bytes_on_disk, "operation", (json_int_t)r->operation, "baseline",
+			 install_baseline_json(p, r));
 }
 
 void pw_op_runtime_install_clear(pw_op_runtime_install_result *r)
 {
 	pw_runtime_plan_clear(&r->plan);
 	pw_runtime_install_result_clear(&r->install);
+	pw_pip_result_clear(&r->pip);
+	free(r->baseline_error);
+	r->baseline_error = NULL;
 }
 
 /* ---------------------------------------------------------------- verify, rollback, remove */
@@ -275,101 +365,30 @@ json_t *pw_op_runtime_remove_json(const pw_op_runtime_remove_result *r)
 
 /* ---------------------------------------------------------------- baseline */
 
-static bool run_quiet(const char *const *argv, const pw_child_env *ce, int64_t deadline, const pw_cancel *cancel,
-		      char **err_text)
-{
-	pw_run_opts ro = { .argv = argv, .env_add = (const char *const *)ce->vars, .deadline_ms = deadline,
-			   .cancel = cancel };
-	pw_run_result *res = NULL;
-	pw_err *e = pw_run(&ro, &res);
-	bool ok = !e && pw_run_result_status(res) == PW_RUN_EXITED && pw_run_result_exit_code(res) == 0;
-	if (err_text)
-		*err_text = xstrdup(e ? pw_err_message(e) : pw_run_result_output(res, PW_STREAM_STDERR));
-	pw_err_free(e);
-	pw_run_result_free(&res);
-	return ok;
-}
-
-/* The runtime has pip, or gets it offline from its own ensurepip. */
-static pw_err *runtime_pip(const char *python, const pw_child_env *ce, int64_t deadline, const pw_cancel *cancel)
-{
-	const char *check[] = { python, "-I", "-m", "pip", "--version", NULL };
-	const char *repair[] = { python, "-I", "-m", "ensurepip", "--upgrade", NULL };
-	if (run_quiet(check, ce, deadline, cancel, NULL))
-		return NULL;
-	char *why = NULL;
-	pw_err *e = NULL;
-	if (!run_quiet(repair, ce, deadline, cancel, &why) || !run_quiet(check, ce, deadline, cancel, NULL))
-		e = pw_err_new(PW_ERR_FAILED, _("reinstall the runtime with 'pyward runtime install'"),
-			       _("the managed runtime has no working pip, and ensurepip did not give it one: %s"),
-			       why ? why : "");
-	free(why);
-	return e;
-}
-
-static pw_err *baseline_pip(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_op_io *io,
-			    const char *python, const char *reqs, const pw_child_env *ce, pw_catalog *cat, int64_t op,
-			    pw_pip_result *res)
-{
-	const char *args[] = { "install", "--only-binary=:all:", "-r", reqs, NULL };
-	char **mirrors = pw_ops_mirrors(ctx);
-	int ports[32];
-	size_t nports = pw_ops_proxy_ports(ctx, ports, 32);
-	pw_pip_request pr = {
-		.python = python, .pip_args = args, .chain = true,
-		.index = rq->index ? rq->index : pw_settings_get(ctx->settings, "index_url"),
-		.proxy = pw_settings_get(ctx->settings, "proxy"), .mirrors = (const char *const *)mirrors,
-		.proxy_ports = ports, .proxy_port_count = nports, .project = "python-docx",
-		.ca_file = getenv("PIP_CERT"), .cwd = ctx->workspace, .env_add = (const char *const *)ce->vars,
-		.deadline_ms = pw_clock_deadline_after(pw_ops_budget(ctx, 600)),
-		.cancel = io->cancel, .events = io->events, .catalog = cat, .operation_id = op,
-	};
-	pw_err *e = pw_pip_run(&pr, res);
-	pw_ops_list_free(mirrors);
-	return e;
-}
-
 pw_err *pw_op_runtime_baseline(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_op_io *io,
 			       pw_op_runtime_baseline_result *r)
 {
 	memset(r, 0, sizeof *r);
-	r->requirements = rq->requirements ? xstrdup(rq->requirements) : pw_ops_data_file("requirements-baseline.txt");
+	/* Asked for by name: the shipped file even when installs skip it. */
+	r->requirements = rq->requirements ? xstrdup(rq->requirements) : pw_baseline_file(ctx, NULL, false);
+	if (!r->requirements)
+		r->requirements = pw_ops_data_file("requirements-baseline.txt");
 	char *python = NULL;
-	pw_child_env ce = { 0 };
 	pw_catalog *cat = NULL;
-	pw_manifest before = { 0 };
 	pw_err *e = pw_ops_require_write(ctx, _("installing the baseline"));
 	if (!e)
 		e = pw_runtime_python(ctx->box_root, &python);
 	if (!e && access(r->requirements, R_OK) != 0)
 		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), r->requirements);
 	if (!e)
-		e = pw_child_env_make(ctx, &ce);
-	if (!e)
 		e = pw_ops_catalog_rw(ctx, &cat);
 	if (!e)
 		e = pw_ops_op_begin(ctx, cat, "runtime.baseline", r->requirements, &r->operation);
-	/* What the baseline adds goes into the runtime's manifest, so verify checks it. */
 	if (!e)
-		e = pw_runtime_snapshot(ctx->box_root, &before);
-	pw_pkgwatch w = { 0 };
-	char *tree = e ? NULL : xasprintf("%s/runtime/python/current", ctx->box_root);
-	if (tree)
-		pw_err_free(pw_pkgwatch_begin(&w, tree));
-	if (!e)
-		e = runtime_pip(python, &ce, pw_clock_deadline_after(120), io->cancel);
-	if (!e)
-		e = baseline_pip(ctx, rq, io, python, r->requirements, &ce, cat, r->operation, &r->pip);
-	if (tree)
-		pw_err_free(pw_pkgwatch_end(&w, cat, r->operation, NULL));
-	free(tree);
-	if (!e)
-		e = pw_runtime_record_changes(ctx->box_root, cat, &before, &r->changes);
-	pw_manifest_clear(&before);
+		e = pw_baseline_step(ctx, r->requirements, rq->index, io, cat, r->operation, &r->pip, &r->changes);
 	pw_ops_op_end(cat, r->operation, e);
 	r->failed = e != NULL;
 	pw_catalog_close(&cat);
-	pw_child_env_clear(&ce);
 	free(python);
 	return e;
 }

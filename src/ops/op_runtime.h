@@ -25,26 +25,46 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ---- status: what is installed, and the pin an install would take. */
+/* ---- status: what is installed, the pin an install would take, and
+ * whether the installed runtime has its baseline. */
 typedef struct pw_op_runtime_status_result {
 	pw_runtime_info info;
 	pw_pins *pins;
 	const pw_pin *pin;     /* NULL when the pins say nothing for this machine */
+	char *baseline;        /* the baseline file an install uses; NULL: none */
+	char *baseline_names;  /* what it lists */
+	char **baseline_missing; /* installed runtime only: names it lacks (NULL-terminated) */
+	size_t missing_count;
 } pw_op_runtime_status_result;
+/* "installed, baseline missing" and the like: the state for people. */
+const char *pw_op_runtime_status_state(const pw_op_runtime_status_result *r);
 pw_err *pw_op_runtime_status(const pw_ops_ctx *ctx, const pw_runtime_request *rq, pw_op_runtime_status_result *r);
 json_t *pw_op_runtime_status_json(const pw_op_runtime_status_result *r);
 void pw_op_runtime_status_clear(pw_op_runtime_status_result *r);
 
-/* ---- install: plan, consent (the plan's lines), download, verify, swap. */
+/* ---- install: plan, one consent for both parts (the archive's lines and
+ * the baseline's), download, verify, swap, then the baseline step inside
+ * the same catalog operation. When the baseline fails the runtime stays
+ * installed: the error says "runtime installed, baseline failed" (exit
+ * status 1), runtime_installed is true and the baseline's attempts are in
+ * the result (and its JSON, which is meaningful then). */
 typedef struct pw_op_runtime_install_result {
 	pw_runtime_plan plan;
 	bool dry_run;          /* only the plan was made */
 	int64_t operation;     /* the catalog operation (0 for a dry run) */
 	pw_runtime_install_result install;
+	bool runtime_installed; /* the runtime part finished */
+	bool baseline_ran;
+	bool baseline_failed;
+	char *baseline_error;  /* why, when it failed */
+	pw_pip_result pip;     /* the baseline's attempts */
+	pw_runtime_changes changes;
 } pw_op_runtime_install_result;
-/* The consent statement for a plan (lines owned by *lines: free each). */
+#define PW_OP_INSTALL_CONSENT_LINES (PW_RUNTIME_PLAN_LINES + 2)
+/* The consent statement for a plan: the archive's lines, then the
+ * baseline's when it has one (lines owned by *lines: free each). */
 void pw_op_runtime_install_consent(const pw_runtime_request *rq, const pw_runtime_plan *plan,
-				   char *lines[PW_RUNTIME_PLAN_LINES], pw_consent *what);
+				   char *lines[PW_OP_INSTALL_CONSENT_LINES], pw_consent *what);
 pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_op_io *io,
 			      pw_op_runtime_install_result *r);
 json_t *pw_op_runtime_install_json(const pw_runtime_request *rq, const pw_op_runtime_install_result *r);

@@ -85,8 +85,10 @@ void pw_runtime_plan_clear(pw_runtime_plan *p)
 	pw_pins_free(&p->pins);
 	free(p->url);
 	free(p->dest);
+	free(p->baseline);
+	free(p->baseline_names);
 	p->pin = NULL;
-	p->url = p->dest = NULL;
+	p->url = p->dest = p->baseline = p->baseline_names = NULL;
 }
 
 char *pw_runtime_plan_target(const pw_runtime_plan *p)

@@ -30,8 +30,9 @@ typedef struct pw_runtime_request {
 	bool dry_run;           /* only the plan, without asking the server or checking space */
 	bool plan_only;         /* the plan as a real install makes it (size asked, space checked), then stop */
 	const struct pw_runtime_plan *plan; /* a plan_only result to install (NULL: plan anew) */
-	/* baseline */
-	const char *requirements; /* NULL: data/requirements-baseline.txt */
+	bool no_baseline;       /* the runtime alone, without its baseline step */
+	/* the baseline (of an install too) */
+	const char *requirements; /* NULL: $PYWARD_BASELINE, the `baseline` setting, the shipped file */
 	const char *index;        /* the first index of the attempt chain (NULL: settings) */
 } pw_runtime_request;
 
@@ -41,6 +42,8 @@ typedef struct pw_runtime_plan {
 	char *url;       /* mirror applied */
 	int64_t size;    /* bytes to download, -1 when unknown */
 	char *dest;
+	char *baseline;        /* the requirements file of the install's baseline step; NULL: none */
+	char *baseline_names;  /* what it lists, for the consent */
 } pw_runtime_plan;
 
 #define PW_RUNTIME_PLAN_LINES 6
