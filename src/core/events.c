@@ -32,7 +32,8 @@ void pw_events_progress(const pw_events *ev, const pw_progress *p)
 
 const char *pw_progress_stage_label(const char *stage)
 {
-	static const char *const names[] = { N_("download"), N_("verify"), N_("extract"), N_("probe"), N_("swap") };
+	static const char *const names[] = { N_("download"), N_("verify"), N_("extract"), N_("probe"), N_("swap"),
+					     N_("baseline") };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(stage, names[i]) == 0)
 			return _(names[i]);

@@ -82,6 +82,13 @@ int pw_app_start_job(pw_app *app, const char *name, void *owner, pw_job_fn fn, v
 	return pw_workers_start(app->jobs, name, owner, fn, ud, ud_free);
 }
 
+int pw_app_start_op(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *))
+{
+	int id = pw_app_start_job(app, name, owner, fn, ud, ud_free);
+	pw_workers_set_operation(app->jobs, id);
+	return id;
+}
+
 int pw_app_start_read(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *))
 {
 	int id = pw_workers_start(app->jobs, name, owner, fn, ud, ud_free);
@@ -450,6 +457,12 @@ static void read_keys(pw_app *app)
 static void deliver(const pw_job_event *ev, void *ctx)
 {
 	pw_app *app = ctx;
+	/* An operation that succeeded ends the news of one that failed before
+	 * (the pane may put its own news right after). */
+	if (ev->kind == PW_JOB_DONE && ev->operation && !ev->err && app->status && app->status_color == PW_C_ERROR) {
+		free(app->status);
+		app->status = NULL;
+	}
 	for (int i = 0; i < pw_pane_count; i++)
 		if (pw_panes[i]->on_event)
 			pw_panes[i]->on_event(app->state[i], ev);

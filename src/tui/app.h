@@ -35,6 +35,9 @@ void pw_app_dirty(pw_app *app);
 void pw_app_status(pw_app *app, pw_color c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Start a background job (see worker.h); its events reach every pane's on_event. */
 int pw_app_start_job(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *));
+/* The same for a step of an operation the user asked for: when it succeeds,
+ * an error still in the status line (a failure before it) is cleared. */
+int pw_app_start_op(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *));
 /* The same for a read the user did not ask for (a pane refreshing its
  * state): not shown as work, not asked about when quitting. */
 int pw_app_start_read(pw_app *app, const char *name, void *owner, pw_job_fn fn, void *ud, void (*ud_free)(void *));

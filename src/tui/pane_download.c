@@ -39,7 +39,9 @@ typedef struct download_pane {
 	bool cancelling;
 	pw_runtime_request rq;      /* the defaults: shipped pins, configured mirror and CA */
 	pw_runtime_plan plan;
-	char *plan_lines[PW_RUNTIME_PLAN_LINES];
+	char *plan_lines[PW_OP_INSTALL_CONSENT_LINES];
+	size_t line_count;           /* the archive's lines, then the baseline's */
+	const char *heading;
 	bool have_lines;
 	/* progress */
 	char stage[32];
@@ -76,7 +78,7 @@ static dl_job *dl_job_new(download_pane *p, bool planned)
 	j->rq = p->rq;
 	if (planned) {
 		j->rq.plan = &p->plan;
-		pw_consent_seen_set(&j->seen, (const char *const *)p->plan_lines, PW_RUNTIME_PLAN_LINES);
+		pw_consent_seen_set(&j->seen, (const char *const *)p->plan_lines, p->line_count);
 	} else {
 		j->rq.plan_only = true;
 	}
@@ -104,7 +106,7 @@ static void set_result(download_pane *p, pw_color c, const char *hint, const cha
 
 static void clear_plan(download_pane *p)
 {
-	for (int i = 0; i < PW_RUNTIME_PLAN_LINES && p->have_lines; i++)
+	for (size_t i = 0; i < p->line_count && p->have_lines; i++)
 		free(p->plan_lines[i]);
 	p->have_lines = false;
 	pw_runtime_plan_clear(&p->plan);
@@ -179,15 +181,15 @@ static void on_consent(void *ud, bool yes)
 	reset_progress(p);
 	clear_log(p);
 	p->state = DL_RUNNING;
-	p->job = pw_app_start_job(p->app, _("installing the runtime"), p, install_work, dl_job_new(p, true), dl_job_free);
+	p->job = pw_app_start_op(p->app, _("installing the runtime"), p, install_work, dl_job_new(p, true), dl_job_free);
 }
 
 static void ask_consent(download_pane *p)
 {
-	const char *lines[PW_RUNTIME_PLAN_LINES + 3];
+	const char *lines[PW_OP_INSTALL_CONSENT_LINES + 3];
 	size_t n = 0;
-	lines[n++] = _("pyward will download and install the managed Python runtime:");
-	for (int i = 0; i < PW_RUNTIME_PLAN_LINES; i++)
+	lines[n++] = p->heading;
+	for (size_t i = 0; i < p->line_count; i++)
 		lines[n++] = p->plan_lines[i];
 	lines[n++] = "";
 	lines[n++] = _("Nothing is downloaded unless you choose Install. Esc or Enter on Cancel declines.");
@@ -206,7 +208,10 @@ static void planned(download_pane *p, const pw_job_event *ev)
 	clear_plan(p);
 	p->plan = j->result.plan;
 	memset(&j->result.plan, 0, sizeof j->result.plan);
-	pw_runtime_plan_describe(&p->rq, &p->plan, p->plan_lines);
+	pw_consent what;
+	pw_op_runtime_install_consent(&p->rq, &p->plan, p->plan_lines, &what);
+	p->line_count = what.line_count;
+	p->heading = what.heading;
 	p->have_lines = true;
 	ask_consent(p);
 }
@@ -218,10 +223,21 @@ static void installed(download_pane *p, const pw_job_event *ev)
 	if (ev->err && pw_err_code(ev->err) == PW_ERR_CANCELLED) {
 		set_result(p, PW_C_WARN, NULL, "%s",
 			   _("Cancelled. The partial download is kept in the cache; installing again resumes it."));
+	} else if (ev->err && j->result.runtime_installed) {
+		set_result(p, PW_C_ERROR, pw_err_hint(ev->err), _("Partly done: %s"), pw_err_message(ev->err));
 	} else if (ev->err) {
 		set_result(p, PW_C_ERROR, pw_err_hint(ev->err), _("Failed: %s"), pw_err_message(ev->err));
+	} else if (r->already_current && j->result.baseline_ran) {
+		set_result(p, PW_C_OK, NULL, _("CPython %s is already installed and current; its baseline (%s) is installed."),
+			   p->plan.pin->version, p->plan.baseline_names);
 	} else if (r->already_current) {
 		set_result(p, PW_C_OK, NULL, _("CPython %s is already installed and current."), p->plan.pin->version);
+	} else if (j->result.baseline_ran) {
+		char size[32];
+		pw_fmt_bytes(r->bytes_on_disk, size, sizeof size);
+		set_result(p, PW_C_OK, NULL, _("Installed CPython %s (%lld files, %s, in %s) and its baseline: %s."),
+			   p->plan.pin->version, (long long)r->files, size, r->path ? r->path : "?",
+			   p->plan.baseline_names);
 	} else {
 		char size[32];
 		pw_fmt_bytes(r->bytes_on_disk, size, sizeof size);
@@ -253,7 +269,7 @@ void pw_download_begin(pw_app *app)
 	p->result = p->result_hint = NULL;
 	reset_progress(p);
 	p->state = DL_PLANNING;
-	p->job = pw_app_start_job(app, _("preparing the install"), p, plan_work, dl_job_new(p, false), dl_job_free);
+	p->job = pw_app_start_op(app, _("preparing the install"), p, plan_work, dl_job_new(p, false), dl_job_free);
 }
 
 /* ---------------------------------------------------------------- pane */
@@ -302,7 +318,7 @@ static void on_event(void *self, const pw_job_event *ev)
 	}
 }
 
-static const char *const stages[] = { "download", "verify", "extract", "probe", "swap" };
+static const char *const stages[] = { "download", "verify", "extract", "probe", "swap", "baseline" };
 
 static void draw_stages(const download_pane *p, WINDOW *win, int y, int x, int w)
 {
@@ -336,7 +352,7 @@ static void draw_plan(const download_pane *p, WINDOW *win, pw_rect r, int *y)
 {
 	if (!p->have_lines)
 		return;
-	for (int i = 0; i < PW_RUNTIME_PLAN_LINES; i++)
+	for (size_t i = 0; i < p->line_count; i++)
 		*y += pw_draw_wrapped(win, *y, r.x, r.w, 2, 8, p->plan_lines[i]);
 	(*y)++;
 }

@@ -169,7 +169,9 @@ static bool start(envs_pane *p, pw_envs_job *j, const char *path)
 	}
 	slot->kind = j->kind;
 	slot->path = path ? xstrdup(path) : NULL;
-	slot->id = pw_app_start_job(p->app, job_name(j->kind), p, pw_envs_job_run, j, pw_envs_job_free);
+	bool op = j->kind != PW_ENVS_DISCOVER && j->kind != PW_ENVS_PROBE; /* a catalog operation */
+	slot->id = (op ? pw_app_start_op : pw_app_start_job)(p->app, job_name(j->kind), p, pw_envs_job_run, j,
+							     pw_envs_job_free);
 	return true;
 }
 

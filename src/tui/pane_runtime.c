@@ -33,7 +33,7 @@ static int label_width(void)
 		return w;
 	const char *labels[] = { _("Runtime:"), _("Verify:"), _("Version:"), _("Platform:"), _("Pin SHA256:"),
 				 _("Source:"), _("Pins:"), _("Path:"), _("Size:"), _("Installed:"), _("Box root:"),
-				 _("Workspace:"), _("Mode:"), _("Hint:"), _("Why:"), _("Previous:") };
+				 _("Workspace:"), _("Mode:"), _("Hint:"), _("Why:"), _("Previous:"), _("Baseline:") };
 	w = 12;
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 		if (pw_draw_width(labels[i]) + 1 > w)
@@ -53,6 +53,8 @@ typedef struct status_data {
 	char *error, *error_hint;
 	int64_t pinned_size;
 	char *pinned_version;
+	char *baseline_names;  /* what an install's baseline step brings; NULL: none */
+	char *baseline_missing; /* installed: what of it the runtime lacks; NULL: nothing */
 	pw_op_rec last_verify;
 	bool have_verify;
 } status_data;
@@ -87,6 +89,8 @@ static void status_free(void *p)
 	free(s->error);
 	free(s->error_hint);
 	free(s->pinned_version);
+	free(s->baseline_names);
+	free(s->baseline_missing);
 	pw_op_rec_clear(&s->last_verify);
 	free(s);
 }
@@ -109,27 +113,42 @@ static void read_last_verify(status_data *s)
 	pw_catalog_close(&cat);
 }
 
+static char *joined(char **list, size_t n)
+{
+	char *out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *old = out;
+		out = old ? xasprintf("%s, %s", old, list[i]) : xstrdup(list[i]);
+		free(old);
+	}
+	return out;
+}
+
+/* The same status operation as `pyward runtime status`. */
 static pw_err *status_work(pw_job *job, void *ud)
 {
 	(void)job;
 	status_data *s = ud;
-	pw_err *e = pw_runtime_status(s->ctx->box_root, &s->info);
+	pw_runtime_request rq = { 0 };
+	pw_op_runtime_status_result r;
+	s->pinned_size = -1;
+	pw_err *e = pw_op_runtime_status(s->ctx, &rq, &r);
 	if (e) {
 		s->error = xstrdup(pw_err_message(e));
 		s->error_hint = pw_err_hint(e) ? xstrdup(pw_err_hint(e)) : NULL;
 		pw_err_free(e);
+	} else {
+		s->info = r.info;
+		memset(&r.info, 0, sizeof r.info);
+		if (r.pin) {
+			s->pinned_size = r.pin->size;
+			s->pinned_version = xstrdup(r.pin->version);
+		}
+		if (r.baseline_names && *r.baseline_names)
+			s->baseline_names = xstrdup(r.baseline_names);
+		s->baseline_missing = joined(r.baseline_missing, r.missing_count);
+		pw_op_runtime_status_clear(&r);
 	}
-	pw_pins *pins = NULL;
-	const pw_pin *pin = NULL;
-	pw_runtime_request rq = { 0 };
-	s->pinned_size = -1;
-	pw_err *pe = pw_runtime_plan_pin(s->ctx, &rq, &pins, &pin);
-	if (!pe) {
-		s->pinned_size = pin->size;
-		s->pinned_version = xstrdup(pin->version);
-	}
-	pw_err_free(pe);
-	pw_pins_free(&pins);
 	read_last_verify(s);
 	return NULL;
 }
@@ -187,7 +206,7 @@ static void start_action(runtime_pane *p, action what, const char *name)
 	action_data *a = xcalloc(1, sizeof *a);
 	a->ctx = pw_app_ctx(p->app);
 	a->what = what;
-	p->action_job = pw_app_start_job(p->app, name, p, action_work, a, action_free);
+	p->action_job = pw_app_start_op(p->app, name, p, action_work, a, action_free);
 }
 
 static void on_rollback_answer(void *ud, bool yes)
@@ -327,9 +346,15 @@ static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
 		return 1;
 	char size[32];
 	pw_fmt_bytes(s->pinned_size, size, sizeof size);
-	char *hint = xasprintf(s->pinned_size >= 0 ? _(" - press i to install it (~%s, one time)")
+	char *base = xasprintf(s->pinned_size >= 0 ? _(" - press i to install it (~%s, one time)")
 						 : _(" - press i to install it (one time)%s"),
 			       s->pinned_size >= 0 ? size : "");
+	/* what the keystroke brings, as the consent will say it */
+	char *hint = s->baseline_names && s->pinned_version
+			     ? xasprintf(_("%s: CPython %s and the document libraries %s"), base, s->pinned_version,
+					 s->baseline_names)
+			     : xstrdup(base);
+	free(base);
 	int avail = r.w - LABEL_W - used;
 	if (pw_draw_width(hint) <= avail) {
 		pw_draw_text(win, y, r.x + LABEL_W + used, avail, hint);
@@ -434,6 +459,13 @@ static void draw(void *self, WINDOW *win, pw_rect whole)
 	if (s->info.why) {
 		pw_draw_set(win, PW_C_ERROR);
 		y += field(win, r, y, _("Why:"), s->info.why);
+	}
+	if (s->baseline_missing) {
+		char *b = xasprintf(_("missing %s: 'pyward runtime baseline' finishes it"), s->baseline_missing);
+		pw_draw_set(win, PW_C_WARN);
+		y += field(win, r, y, _("Baseline:"), b);
+		pw_draw_set(win, PW_C_NORMAL);
+		free(b);
 	}
 	bool installed = s->info.state != PW_RUNTIME_NOT_PROVISIONED;
 	if (compact) {

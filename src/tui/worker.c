@@ -32,6 +32,7 @@ struct pw_job {
 	pw_events events;
 	pthread_t thread;
 	bool quiet;
+	bool operation;
 	/* progress coalescing (worker thread only) */
 	char last_stage[STAGE_MAX];
 	int64_t last_progress_ms;
@@ -219,6 +220,13 @@ void pw_workers_set_quiet(pw_workers *jobs, int id)
 		j->quiet = true;
 }
 
+void pw_workers_set_operation(pw_workers *jobs, int id)
+{
+	pw_job *j = find(jobs, id);
+	if (j)
+		j->operation = true;
+}
+
 size_t pw_workers_running(const pw_workers *jobs)
 {
 	size_t n = 0;
@@ -279,6 +287,8 @@ size_t pw_workers_dispatch(pw_workers *jobs, void (*deliver)(const pw_job_event 
 	size_t count = 0;
 	envelope *env;
 	while ((env = read_one(jobs)) != NULL) {
+		env->ev.quiet = env->job->quiet; /* both set on this (the main) thread */
+		env->ev.operation = env->job->operation;
 		if (deliver)
 			deliver(&env->ev, ctx);
 		if (env->ev.kind == PW_JOB_DONE) {

@@ -38,6 +38,8 @@ typedef struct pw_job_event {
 	void *data;
 	const pw_err *err;
 	void *ud;              /* the job's argument, still alive during DONE */
+	bool quiet;            /* a read the user did not ask for (pw_workers_set_quiet) */
+	bool operation;        /* a step of an operation the user asked for (pw_workers_set_operation) */
 } pw_job_event;
 
 /* What runs on the worker thread; the returned error travels to DONE. */
@@ -57,6 +59,9 @@ int pw_workers_start(pw_workers *jobs, const char *name, void *owner, pw_job_fn 
  * pw_workers_running() nor named by pw_workers_any_name(): nothing to show, and
  * nothing to ask about before quitting (it is cancelled like any other). */
 void pw_workers_set_quiet(pw_workers *jobs, int id);
+/* A step of an operation the user asked for: its success ends the news of
+ * a failure before it (the app clears an error in the status line). */
+void pw_workers_set_operation(pw_workers *jobs, int id);
 /* Raise the job's cancel token; false when no such job runs. */
 bool pw_workers_cancel(pw_workers *jobs, int id);
 void pw_workers_cancel_all(pw_workers *jobs);
