@@ -101,7 +101,7 @@ static enum MHD_Result consent_required(pw_api_request *r, pw_ops_ctx *c, pw_run
 		pw_op_runtime_install_clear(&res);
 		return answer(r, e, NULL);
 	}
-	char *lines[PW_RUNTIME_PLAN_LINES] = { 0 };
+	char *lines[PW_OP_INSTALL_CONSENT_LINES] = { 0 };
 	pw_consent what = { 0 };
 	pw_op_runtime_install_consent(rq, &res.plan, lines, &what);
 	json_t *text = json_array();
@@ -110,7 +110,7 @@ static enum MHD_Result consent_required(pw_api_request *r, pw_ops_ctx *c, pw_run
 	json_t *data = json_pack("{s:{s:s, s:s?, s:s?, s:s?, s:o}, s:o}", "consent", "kind", "runtime.install",
 		"doing", what.doing, "question", what.question, "heading", what.heading, "lines", text, "plan",
 		pw_op_runtime_install_json(rq, &res));
-	for (size_t i = 0; i < PW_RUNTIME_PLAN_LINES; i++)
+	for (size_t i = 0; i < what.line_count; i++)
 		free(lines[i]);
 	pw_op_runtime_install_clear(&res);
 	return pw_api_send_error(r->conn, MHD_HTTP_BAD_REQUEST, "consent-required",
