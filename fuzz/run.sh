@@ -20,7 +20,7 @@ command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: $cc not found (./setup.sh deps
 [ -f "$build/config.h" ] || { echo "fuzz: no $build/config.h: build first" >&2; exit 1; }
 mkdir -p "$out/obj"
 flags="-g -O1 -std=c11 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-incs="-I$here/src/core -I$build $(pkg-config --cflags jansson libcurl libarchive 2>/dev/null)"
+incs="-I$here/src/core -I$here/src -I$build $(pkg-config --cflags jansson libcurl libarchive 2>/dev/null)"
 libs="$(pkg-config --libs jansson libcrypto) -ldl -lpthread"
 
 targets=${*:-$(cd "$here/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
@@ -30,10 +30,12 @@ for t in $targets; do
 	srcs=$(sed -n 's|^/\* sources: \(.*\) \*/$|\1|p' "$src")
 	objs=""
 	for s in $srcs; do
-		o="$out/obj/${s%.c}.o"
-		if [ ! -f "$o" ] || [ "$here/src/core/$s" -nt "$o" ] || [ "$build/config.h" -nt "$o" ]; then
+		# a bare name is a core source; a front end's names its folder (mcp/reader.c)
+		case $s in */*) path="$here/src/$s" ;; *) path="$here/src/core/$s" ;; esac
+		o="$out/obj/$(echo "${s%.c}" | tr / _).o"
+		if [ ! -f "$o" ] || [ "$path" -nt "$o" ] || [ "$build/config.h" -nt "$o" ]; then
 			# shellcheck disable=SC2086
-			$cc $flags -fsanitize=fuzzer-no-link $incs -c "$here/src/core/$s" -o "$o" || { status=1; continue 2; }
+			$cc $flags -fsanitize=fuzzer-no-link $incs -c "$path" -o "$o" || { status=1; continue 2; }
 		fi
 		objs="$objs $o"
 	done

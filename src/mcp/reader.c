@@ -96,7 +96,7 @@ static const char *take_line(pw_mcp_reader *r, size_t nl, size_t *len)
 	if (n > 0 && line[n - 1] == '\r')
 		n--;
 	line[n] = '\0';
-	r->start = nl + 1;
+	r->start = nl < r->end ? nl + 1 : r->end; /* at end of input there is no newline to step over */
 	r->scanned = 0;
 	*len = n;
 	return line;

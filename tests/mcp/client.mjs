@@ -328,6 +328,7 @@ class Raw {
     this.bad = [];
     this.waiters = [];
     this.stderr = '';
+    this.exited = new Promise((resolve) => this.proc.on('close', (code, sig) => resolve(sig || code)));
     this.proc.stderr.on('data', (d) => { this.stderr += d; });
     createInterface({ input: this.proc.stdout }).on('line', (line) => {
       let msg;
@@ -357,7 +358,7 @@ class Raw {
   }
   close() {
     this.proc.stdin.end();
-    return new Promise((resolve) => this.proc.on('close', (code) => resolve(code)));
+    return this.exited;
   }
 }
 
@@ -425,6 +426,14 @@ async function rawSession() {
   is(code, 0, 'the server exits 0 when stdin closes');
   is(s.bad.length, 0, 'every line on stdout was a JSON message');
   ok(/session 2025-03-26 with raw-legacy/.test(s.stderr), 'logs go to stderr', s.stderr);
+
+  // a last message without its newline, then end of input (found by fuzz/fuzz_mcp_message.c: the
+  // reader stepped past the end of its buffer and the server died of SIGSEGV)
+  const last = new Raw();
+  last.proc.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: meta() }));
+  m = await last.next((x) => x.id === 1);
+  const lastCode = await last.exited;
+  ok(m?.result && lastCode === 0, 'a last line without a newline is answered, and the server exits 0', `${JSON.stringify(m)} ${lastCode}`);
 
   // a 64 MiB line against the default 4 MiB limit: refused without being held in memory
   const big = new Raw();
