@@ -26,6 +26,8 @@ make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"
 export PYWARD_PROXY_PORTS=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+# The baseline an API install brings (serve --requirements), from the loopback index.
+printf 'pwtest-beta\n' > "$WORLD/reqs.txt"
 TOKEN=0123456789abcdef0123456789abcdef
 printf '# name token\nops-team %s\nother 99999999999999999999\n' "$TOKEN" > "$WORLD/tokens"
 chmod 600 "$WORLD/tokens"
@@ -139,7 +141,8 @@ fi
 # ---- start: one UNIX socket and TCP on a free port
 SOCK="$WORLD/api.sock"
 serve main --listen "unix:$SOCK" --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
-	--pins "$WORLD/upstream.tsv" --mirror "https://localhost:$HTTPSD_PORT/" --cacert "$CA_PEM" --max-body 1024
+	--pins "$WORLD/upstream.tsv" --mirror "https://localhost:$HTTPSD_PORT/" --cacert "$CA_PEM" --max-body 1024 \
+	--requirements "$WORLD/reqs.txt"
 ok "serve starts" test -n "$PORT"
 MAIN=$SERVE_PID
 like "$(cat "$WORLD/main.err")" "^listening on unix:$SOCK" "a listening line for the UNIX socket"
