@@ -116,7 +116,7 @@ static void server_metrics(FILE *f, pw_api_server *srv)
 	fprintf(f, "pyward_http_refused_total{reason=\"limit\"} %llu\n",
 		(unsigned long long)atomic_load(&srv->refused_limits));
 	head(f, "pyward_http_connections", "gauge", "Open HTTP connections.");
-	fprintf(f, "pyward_http_connections %u\n", atomic_load(&srv->connections));
+	fprintf(f, "pyward_http_connections %u\n", pw_api_connections(srv));
 	head(f, "pyward_build_info", "gauge", "pyward's version.");
 	fprintf(f, "pyward_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
 }

@@ -38,7 +38,9 @@
 	X(enum MHD_Result, MHD_queue_response,                                                        \
 	  (struct MHD_Connection * c, unsigned int status, struct MHD_Response *r), (c, status, r),   \
 	  MHD_NO)                                                                                     \
-	V(MHD_destroy_response, (struct MHD_Response * r), (r))
+	V(MHD_destroy_response, (struct MHD_Response * r), (r))                                     \
+	X(const union MHD_DaemonInfo *, MHD_get_daemon_info,                                         \
+	  (struct MHD_Daemon * d, enum MHD_DaemonInfoType t, ...), (d, t), NULL)
 
 static struct {
 	MHD_CALLS(PW_SHIM_SLOT, PW_SHIM_VSLOT)

@@ -166,7 +166,7 @@ static bool admit(listener *l, struct MHD_Connection *c, call *k, enum MHD_Resul
 	}
 	if (!identify(l, c, k, res))
 		return false;
-	if (atomic_load(&srv->connections) > srv->cfg->max_connections) {
+	if (pw_api_connections(srv) > srv->cfg->max_connections) {
 		atomic_fetch_add(&srv->refused_limits, 1);
 		*res = pw_api_send_error(c, MHD_HTTP_TOO_MANY_REQUESTS, "too-many-connections",
 			"the server has as many connections as it takes", "try again shortly; see --max-connections",
@@ -249,15 +249,15 @@ static void completed(void *cls, struct MHD_Connection *c, void **state, enum MH
 	*state = NULL;
 }
 
-static void connection_event(void *cls, struct MHD_Connection *c, void **socket_state,
-			     enum MHD_ConnectionNotificationCode what)
+unsigned pw_api_connections(const pw_api_server *srv)
 {
-	(void)c, (void)socket_state;
-	listener *l = cls;
-	if (what == MHD_CONNECTION_NOTIFY_STARTED)
-		atomic_fetch_add(&l->srv->connections, 1);
-	else
-		atomic_fetch_sub(&l->srv->connections, 1);
+	unsigned n = 0;
+	for (size_t i = 0; i < srv->daemon_count; i++) {
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(srv->daemons[i], MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		n += info ? info->num_connections : 0;
+	}
+	return n;
 }
 
 /* ---------------------------------------------------------------- requests */
@@ -318,14 +318,13 @@ static pw_err *start_daemon(listener *l, const char *cert, const char *key)
 	if (l->tls)
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
-			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
-			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
 			MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_END);
 	else
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
-			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_END);
+			MHD_OPTION_END);
 	if (!l->daemon)
 		return pw_err_new(PW_ERR_FAILED, l->tls ? _("check that --tls-cert and --tls-key are a PEM pair") : NULL,
 				  _("cannot start the HTTP server on %s"), l->sock.name);
@@ -407,6 +406,8 @@ static pw_err *start_all(pw_api_server *srv, listeners *ls)
 			e = check_tcp(srv, l);
 		if (!e)
 			e = start_daemon(l, cert, key);
+		if (!e && srv->daemon_count < sizeof srv->daemons / sizeof srv->daemons[0])
+			srv->daemons[srv->daemon_count++] = l->daemon;
 	}
 	free(cert);
 	if (key) {

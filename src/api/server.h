@@ -30,7 +30,8 @@ typedef struct pw_api_server {
 	time_t started;
 	pw_actor self;              /* this process's user, host and pid, read once */
 	atomic_bool stopping;
-	atomic_uint connections;
+	struct MHD_Daemon *daemons[16]; /* one per listener, for their connection counts */
+	size_t daemon_count;
 	atomic_uint_fast64_t requests, refused_limits, refused_auth;
 } pw_api_server;
 
@@ -51,6 +52,9 @@ const char *pw_api_arg(const pw_api_request *r, const char *name);
 /* The request body as a JSON object (an empty body reads as {}); NULL
  * after answering 400 itself. */
 json_t *pw_api_body(pw_api_request *r, enum MHD_Result *answered);
+
+/* Open connections over all listeners. */
+unsigned pw_api_connections(const pw_api_server *srv);
 
 /* Route one authorised request (routes.c). */
 enum MHD_Result pw_api_route(pw_api_request *r);

@@ -80,7 +80,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 
-plan 95
+plan 97
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -122,13 +122,24 @@ stop_serve "$SLOW"
 
 # ---- read-only mode: every change refused with the policy's message
 SOCK="$WORLD/ro.sock"
-serve ro --listen "unix:$SOCK" --mode read-only
+serve ro --listen "unix:$SOCK" --mode read-only --max-connections 1
 RO=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 is "$CODE" 403 "read-only: an install is refused with 403"
 like "$(J 'd["error"]["code"], d["error"]["message"]')" "read-only .*mode is read-only" "with the policy message"
 U GET /api/runtime/python
 is "$CODE" 200 "read-only: status still answers"
+# The limits: request headers past --max-header (32 KiB), connections past --max-connections.
+U GET /api/runtime/python -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)"
+is "$CODE" 431 "headers over the limit: 431"
+"${PYTHON3:-python3}" -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); open(sys.argv[2], "w").close(); time.sleep(5)' "$SOCK" "$WORLD/held" &
+HOLD=$!
+i=0; while [ ! -e "$WORLD/held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.2
+U GET /api/runtime/python
+is "$CODE $(J 'd["error"]["code"]')" "429 too-many-connections" "a connection past --max-connections: 429"
+kill "$HOLD" 2>/dev/null; wait "$HOLD" 2>/dev/null
 stop_serve "$RO"
 
 # The peer's uid is the caller: another user, in the box's group, may
