@@ -156,13 +156,20 @@ static void print_created(const pw_cli *cli, const pw_created *c)
 {
 	if (cli->json) {
 		pw_render_json(stdout, pw_op_venv_create_json(c));
+	} else if (c->r.existed && c->r.repaired) {
+		printf(_("%s is already an environment (Python %s), but its pip did not work: pip repaired\n"),
+		       c->path, c->r.version ? c->r.version : "?");
 	} else if (c->r.existed) {
 		printf(_("%s is already an environment (Python %s): nothing to do\n"), c->path,
 		       c->r.version ? c->r.version : "?");
 	} else {
 		printf(_("created %s with Python %s\n  base: %s\n"), c->path, c->r.version ? c->r.version : "?",
 		       c->why ? c->why : "?");
-		if (c->r.seeded_fast)
+		if (c->r.remade)
+			printf("%s", _("  (an interrupted create had left it half-made: made again)\n"));
+		if (c->r.seeded_fast && c->r.written)
+			printf(_("  pip: linked from the box's image of %s\n"), c->r.pip_wheel ? c->r.pip_wheel : "?");
+		else if (c->r.seeded_fast)
 			printf(_("  pip: unpacked from %s\n"), c->r.pip_wheel ? c->r.pip_wheel : "?");
 	}
 }

@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "venv.h"
+#include "venv_fast.h"
 #include "clock.h"
 #include "digest.h"
 #include "extract.h"
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +58,6 @@ enum {
 	TAIL_LIMIT = 400,       /* bytes of a child's output quoted in an error */
 	HOLDER_LIMIT = 200,
 	LOCK_NAP_MS = 100,
-	SHEBANG_LIMIT = 127,    /* what older kernels read of a #! line */
 	ZIP_BLOCK = 64 * 1024,
 	ZIP_PATH_LIMIT = 1024,
 	ZIP_NAME_LIMIT = 255,
@@ -73,6 +74,7 @@ enum {
 #define DEBIAN_WHEELS "/usr/share/python-wheels"
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define STAGING ".pyward-seed"
+#define INCOMPLETE ".pyward-incomplete"
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char base_hint[] =
@@ -894,7 +896,8 @@ static const char base_code[] =
 struct base_probe {
 	char *version;
 	char *impl;     /* sys.implementation.name */
-	char *stdlib;   /* where ensurepip/_bundled lives */
+	char *stdlib;   /* where ensurepip/_bundled lives (not known from the cache) */
+	const char *cache_dir; /* in: facts cached here are trusted (venv_fast.h) */
 };
 
 static void base_probe_clear(struct base_probe *p)
@@ -902,7 +905,7 @@ static void base_probe_clear(struct base_probe *p)
 	free(p->version);
 	free(p->impl);
 	free(p->stdlib);
-	memset(p, 0, sizeof *p);
+	*p = (struct base_probe){ .cache_dir = p->cache_dir };
 }
 
 /* Line n (from 0) of text; "" past the end. */
@@ -953,7 +956,9 @@ static pw_err *usable_base(const char *python, const char *label, pw_errcode cod
 			   struct base_probe *p)
 {
 	struct job j = { 0 };
-	pw_err *e = probe_base(python, &j, p);
+	pw_err *e = NULL;
+	if (!pw_venv_fast_known(p->cache_dir, python, &p->version, &p->impl))
+		e = probe_base(python, &j, p);
 	if (e) {
 		pw_err *u = pw_err_new(code, hint, _("%s does not run: %s"), label, pw_err_message(e));
 		pw_err_free(e);
@@ -1048,6 +1053,12 @@ static pw_err *choose_from_path(struct base_probe *p, char **chosen, char **why)
 pw_err *pw_venv_choose_base(const char *explicit_python, const char *managed_python, char **base,
 			    char **version, char **why)
 {
+	return pw_venv_choose_base_cached(NULL, explicit_python, managed_python, base, version, why);
+}
+
+pw_err *pw_venv_choose_base_cached(const char *cache_dir, const char *explicit_python, const char *managed_python,
+				   char **base, char **version, char **why)
+{
 	if (!base)
 		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("choosing an interpreter needs somewhere to put it"));
 	*base = NULL;
@@ -1055,7 +1066,7 @@ pw_err *pw_venv_choose_base(const char *explicit_python, const char *managed_pyt
 		*version = NULL;
 	if (why)
 		*why = NULL;
-	struct base_probe p = { 0 };
+	struct base_probe p = { .cache_dir = cache_dir };
 	char *reason = NULL;
 	pw_err *e;
 	if (explicit_python && *explicit_python)
@@ -1123,25 +1134,6 @@ static void build_clear(struct build *b)
 		free(b->launchers[i]);
 }
 
-/* RECORD wants the sha256 as unpadded urlsafe base64, not hex. */
-static void hex_to_b64url(const char *hex, char out[B64_LEN + 1])
-{
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	unsigned char raw[33] = { 0 };
-	for (size_t i = 0; i < 32; i++) {
-		char pair[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-		raw[i] = (unsigned char)strtoul(pair, NULL, 16);
-	}
-	size_t o = 0;
-	for (size_t i = 0; i < 33; i += 3) {
-		unsigned long v = (unsigned long)raw[i] << 16 | (unsigned long)raw[i + 1] << 8 |
-			(i + 2 < 33 ? raw[i + 2] : 0);
-		for (int k = 0; k < 4 && o < B64_LEN; k++)
-			out[o++] = tbl[(v >> (18 - 6 * k)) & 63];
-	}
-	out[B64_LEN] = '\0';
-}
-
 static void add_row(struct build *b, const char *path, const char *hex, int64_t size)
 {
 	if (b->nrows == b->rows_cap) {
@@ -1150,7 +1142,7 @@ static void add_row(struct build *b, const char *path, const char *hex, int64_t 
 	}
 	struct row *r = &b->rows[b->nrows++];
 	r->path = xstrdup(path);
-	hex_to_b64url(hex, r->hash);
+	pw_record_b64(hex, r->hash);
 	r->size = size;
 }
 
@@ -1238,6 +1230,42 @@ static bool existing(const char *target, pw_venv_create_result *r)
 	c.version = NULL;
 	cfg_clear(&c);
 	return true;
+}
+
+/* `-m venv` writes pyvenv.cfg first and pip last: until the end, a marker
+ * with our pid says the environment is not done (settle_existing). */
+static pw_err *mark_incomplete(struct build *b)
+{
+	pw_err *e = pw_paths_mkdirs(b->o->target, 0755);
+	char *path = join(b->o->target, INCOMPLETE), *pid = xasprintf("%ld\n", (long)getpid());
+	if (!e)
+		e = write_new_file(path, pid, strlen(pid), 0644);
+	free(pid);
+	free(path);
+	return e;
+}
+
+static pw_err *unmark_incomplete(struct build *b)
+{
+	char *path = join(b->o->target, INCOMPLETE);
+	pw_err *e = unlink(path) == 0 ? NULL : pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot remove %s"), path);
+	free(path);
+	return e;
+}
+
+/* A small file's first line, or NULL. */
+static char *slurp_small(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[64];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrndup(buf, strcspn(buf, "\n"));
 }
 
 static pw_err *make_venv(struct build *b)
@@ -1575,39 +1603,11 @@ static pw_err *unzip_wheel(struct build *b, const char *wheel)
 
 /* ------------------------------------------------------------ launchers */
 
-static const char launcher_body[] =
-	"# -*- coding: utf-8 -*-\n"
-	"import re\n"
-	"import sys\n"
-	"from pip._internal.cli.main import main\n"
-	"if __name__ == '__main__':\n"
-	"    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
-	"    sys.exit(main())\n";
-
-/* The kernel reads a short #! line and splits it at blanks, so a long or
- * spaced path goes through /bin/sh, as pip's own script writer does;
- * characters a double-quoted sh word would interpret are refused. */
-static pw_err *launcher_text(const char *venv, char **out)
-{
-	char *python = join(venv, "bin/python");
-	pw_err *e = NULL;
-	*out = NULL;
-	if (strpbrk(python, "\"$`\\"))
-		e = pw_err_new(PW_ERR_FAILED, NULL,
-			       _("cannot write a pip launcher for %s: its path has a quote, $, ` or \\ in it"), venv);
-	else if (strlen(python) + 2 > SHEBANG_LIMIT || strpbrk(python, " \t"))
-		*out = xasprintf("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''\n%s", python, launcher_body);
-	else
-		*out = xasprintf("#!%s\n%s", python, launcher_body);
-	free(python);
-	return e;
-}
-
 /* bin/pip, bin/pip3, bin/pip3.X, as pip's installer names them. */
 static pw_err *write_launchers(struct build *b)
 {
 	char *text = NULL;
-	pw_err *e = launcher_text(b->o->target, &text);
+	pw_err *e = pw_pip_launcher_text(b->o->target, &text);
 	long major = 3, minor = 0;
 	version_parts(b->base.version, &major, &minor);
 	char *names[LAUNCHERS] = { xstrdup("pip"), xasprintf("pip%ld", major), xasprintf("pip%ld.%ld", major, minor) };
@@ -1815,15 +1815,101 @@ static pw_err *check_create_opts(const pw_venv_create_opts *o, pw_venv_create_re
 	return NULL;
 }
 
+/* The route that starts no Python (venv_fast.c); *served false when it
+ * cannot serve this base and nothing was made. */
+static pw_err *create_written(const pw_venv_create_opts *o, pw_venv_create_result *r, bool *served)
+{
+	pw_venv_fast_opts fo = { .target = o->target, .base = o->base, .cache_dir = o->cache_dir,
+				 .with_pip = o->seed == PW_SEED_FAST, .env_add = o->env_add,
+				 .deadline_ms = o->deadline_ms, .cancel = o->cancel, .events = o->events };
+	pw_venv_fast_result fr;
+	pw_err *e = pw_venv_fast_create(&fo, &fr);
+	*served = !e || pw_err_code(e) != PW_ERR_NOTFOUND;
+	if (!*served) {
+		pw_events_log(o->events, PW_LOG_INFO, _("writing the environment directly is not possible (%s); "
+							"using %s -m venv"), pw_err_message(e), o->base);
+		pw_err_free(e);
+		return NULL;
+	}
+	if (e)
+		return e;
+	r->written = true;
+	r->python = join(o->target, "bin/python");
+	r->version = fr.version;
+	fr.version = NULL;
+	r->seeded_fast = fo.with_pip;
+	r->pip_wheel = fr.pip_wheel;
+	fr.pip_wheel = NULL;
+	if (fo.with_pip)
+		pw_events_log(o->events, PW_LOG_INFO, _("linked pip from the box's image of %s (%zu files, %zu copied)"),
+			      r->pip_wheel, fr.pip_files, fr.copied);
+	pw_venv_fast_result_clear(&fr);
+	return NULL;
+}
+
+/* A create killed on the `-m venv` route left its marker (with a pid that
+ * is gone): what it made is removed, to be made again. */
+static pw_err *clear_killed(const pw_venv_create_opts *o, pw_venv_create_result *r)
+{
+	char *mark = join(o->target, INCOMPLETE);
+	struct stat st;
+	char *holder = lstat(mark, &st) == 0 && S_ISREG(st.st_mode) ? slurp_small(mark) : NULL;
+	free(mark);
+	if (!holder)
+		return NULL;
+	long pid = strtol(holder, NULL, 10);
+	free(holder);
+	if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+		return pw_err_new(PW_ERR_REFUSED, _("wait for it to finish"),
+				  _("%s is being created by another pyward (pid %ld)"), o->target, pid);
+	pw_events_log(o->events, PW_LOG_WARN, _("%s was left half-made by an interrupted create; making it again"),
+		      o->target);
+	pw_err *e = pw_extract_remove_tree(o->target);
+	r->remade = !e;
+	return e;
+}
+
+/* An environment is at target: done, unless pip should be there and does
+ * not work (then it is repaired). */
+static pw_err *settle_existing(const pw_venv_create_opts *o, pw_venv_create_result *r)
+{
+	if (o->seed == PW_SEED_NONE)
+		return NULL;
+	struct job j = { o->env_add, o->deadline_ms, o->cancel };
+	pw_err *bad = verify_seeded_pip(o->target, &j);
+	if (!bad)
+		return NULL;
+	pw_events_log(o->events, PW_LOG_WARN, _("%s has no working pip (%s); repairing it"), o->target,
+		      pw_err_message(bad));
+	pw_err_free(bad);
+	pw_err *e = pw_venv_repair_pip(o->target, o->env_add, o->deadline_ms, o->cancel);
+	r->repaired = !e;
+	return e;
+}
+
 pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 {
 	if (r)
 		memset(r, 0, sizeof *r);
 	pw_err *e = check_create_opts(o, r);
-	if (e || existing(o->target, r))
+	if (!e)
+		e = clear_killed(o, r);
+	if (!e && existing(o->target, r))
+		return settle_existing(o, r);
+	if (e)
 		return e;
 	struct build b = { .o = o, .job = { o->env_add, o->deadline_ms, o->cancel } };
 	e = prepare_target(&b);
+	if (!e && o->cache_dir && o->seed != PW_SEED_PIP) {
+		bool served;
+		e = create_written(o, r, &served);
+		if (served) {
+			build_clear(&b);
+			return e;
+		}
+	}
+	if (!e)
+		e = mark_incomplete(&b);
 	if (!e)
 		e = probe_base(o->base, &b.job, &b.base);
 	if (!e && !new_enough(b.base.version))
@@ -1835,6 +1921,8 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 		e = seed(&b, r);
 	if (!e && o->seed != PW_SEED_NONE)
 		e = r->seeded_fast ? verify_seeded_pip(o->target, &b.job) : verify_pip(o->target, &b.job);
+	if (!e)
+		e = unmark_incomplete(&b);
 	if (e) {
 		undo(&b);
 		pw_venv_create_result_clear(r);

@@ -55,9 +55,13 @@ void pw_venv_info_clear(pw_venv_info *i);
  * why, e.g. "the managed runtime (CPython 3.12.13)". */
 pw_err *pw_venv_choose_base(const char *explicit_python, const char *managed_python, char **base,
 			    char **version, char **why);
+/* The same, trusting facts cached in cache_dir (BOX/cache) for an
+ * interpreter already seen, so no Python starts. */
+pw_err *pw_venv_choose_base_cached(const char *cache_dir, const char *explicit_python, const char *managed_python,
+				   char **base, char **version, char **why);
 
 typedef enum pw_venv_seed {
-	PW_SEED_FAST,  /* -m venv --without-pip, then unpack the bundled pip wheel */
+	PW_SEED_FAST,  /* written by pyward, pip linked from the box's image of the bundled wheel */
 	PW_SEED_PIP,   /* plain -m venv (ensurepip runs pip to install pip) */
 	PW_SEED_NONE,  /* --without-pip */
 } pw_venv_seed;
@@ -65,6 +69,7 @@ typedef enum pw_venv_seed {
 typedef struct pw_venv_create_opts {
 	const char *target;          /* absolute, already confined */
 	const char *base;            /* from pw_venv_choose_base */
+	const char *cache_dir;       /* BOX/cache: fast seeding without starting Python (venv_fast.h); NULL: -m venv */
 	pw_venv_seed seed;
 	const char *const *env_add;  /* e.g. TMPDIR, PIP_CACHE_DIR for children */
 	int64_t deadline_ms;
@@ -74,6 +79,9 @@ typedef struct pw_venv_create_opts {
 
 typedef struct pw_venv_create_result {
 	bool existed;        /* an environment was already there: nothing done */
+	bool repaired;       /* it was there without a working pip: pip was put back */
+	bool remade;         /* a create killed earlier had left it half-made: made again */
+	bool written;        /* written by pyward without starting Python (venv_fast.h) */
 	char *python;        /* its interpreter */
 	char *version;
 	bool seeded_fast;    /* pip came from the bundled wheel, unpacked */
@@ -81,7 +89,8 @@ typedef struct pw_venv_create_result {
 } pw_venv_create_result;
 
 /* Idempotent: an existing environment at target is reported, not
- * recreated. A missing venv/ensurepip module gives an error naming the
+ * recreated; one without a working pip (unless seed is none) has pip
+ * repaired, and one a killed create left behind is made again. A missing venv/ensurepip module gives an error naming the
  * package to install (python3-venv on Debian). A failed creation removes
  * what it made. */
 pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r);

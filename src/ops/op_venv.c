@@ -106,9 +106,10 @@ pw_err *pw_op_venv_create(const pw_ops_ctx *ctx, const pw_op_venv_create_request
 
 json_t *pw_op_venv_create_json(const pw_created *c)
 {
-	return json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b}", "schema", 1, "path", c->path, "existed", c->r.existed,
-			 "python", pw_json_str(c->r.python), "version", pw_json_str(c->r.version), "base",
-			 pw_json_str(c->why), "seeded_fast", c->r.seeded_fast);
+	return json_pack("{s:i,s:s,s:b,s:o,s:o,s:o,s:b,s:b,s:b,s:b}", "schema", 1, "path", c->path, "existed",
+			 c->r.existed, "python", pw_json_str(c->r.python), "version", pw_json_str(c->r.version),
+			 "base", pw_json_str(c->why), "seeded_fast", c->r.seeded_fast, "written", c->r.written,
+			 "repaired", c->r.repaired, "remade", c->r.remade);
 }
 
 /* ---------------------------------------------------------------- install, uninstall */

@@ -126,11 +126,12 @@ pw_err *pw_spec_add(pw_spec_list *l, const char *spec)
 pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, pw_catalog *cat, pw_created *c)
 {
 	char *managed = pw_ops_managed_python(ctx), *base = NULL, *version = NULL;
+	char *cache = xasprintf("%s/cache", ctx->box_root);
 	int64_t op = 0;
 	pw_err *e = pw_ops_op_begin(ctx, cat, "venv.create", rq->target, &op);
 	if (!e)
-		e = pw_venv_choose_base(rq->python, managed, &base, &version, &c->why);
-	pw_venv_create_opts o = { .target = rq->target, .base = base, .seed = rq->seed,
+		e = pw_venv_choose_base_cached(cache, rq->python, managed, &base, &version, &c->why);
+	pw_venv_create_opts o = { .target = rq->target, .base = base, .seed = rq->seed, .cache_dir = cache,
 				  .env_add = (const char *const *)rq->ce->vars,
 				  .deadline_ms = pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S)),
 				  .cancel = rq->cancel, .events = rq->events };
@@ -145,6 +146,7 @@ pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, p
 	pw_ops_op_end(cat, op, e);
 	c->path = xstrdup(rq->target);
 	free(managed);
+	free(cache);
 	free(base);
 	free(version);
 	return e;
