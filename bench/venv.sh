@@ -1,23 +1,33 @@
 #!/bin/sh
 # Environments, timed against their peers in one run:
 #   discovery of 50 environments: pyward venv discover  vs  find -name pyvenv.cfg + python -V each
-#   creation with a working pip:  pyward venv create    vs  python3 -m venv  vs  virtualenv
-# Prints medians and ratios. Usage: BUILD_DIR=_build bench/venv.sh [RUNS]
+#   creation with a working pip:  pyward venv create  vs  python3 -m venv  vs  virtualenv (pip only,
+#     seeded from its app-data cache)
+#   creation without pip:         pyward venv create --seed none  vs  python3 -m venv --without-pip
+# Every contestant runs once untimed first (pyward learns the base and builds
+# its pip image in the box's cache, virtualenv fills its app-data cache), then
+# RUNS rounds; the order of the contestants rotates every round, and the page
+# cache is written back (sync) before each timed run. Every run's time is
+# printed with the medians and the ratios. All environments go to the disk
+# that holds TMPDIR, beside the box (so pyward's pip files are hard links).
+# Usage: BUILD_DIR=_build bench/venv.sh [RUNS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 case $build in /*) ;; *) build=$here/$build ;; esac
-runs=${1:-5}
+runs=${1:-11}
 py="$build/src/pyward"
 base=${PYTHON:-/usr/bin/python3}
 [ -x "$py" ] || { echo "build first: ./setup.sh test" >&2; exit 2; }
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
+venv_=$(command -v virtualenv || true)
 
 now_us() { date +%s%6N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-time_us() { s=$(now_us); "$@" >/dev/null 2>&1; echo $(( $(now_us) - s )); }
+time_us() { sync; s=$(now_us); "$@" >/dev/null 2>&1; echo $(( $(now_us) - s )); }
 ratio() { awk "BEGIN{printf \"%.3f\", $1/$2}"; }
+ms() { awk "BEGIN{printf \"%.1f\", $1/1000}"; }
 
 # 50 real environments (without pip, to make them quickly), in two levels.
 mkdir -p "$w/ws"
@@ -28,32 +38,65 @@ while [ $i -lt 50 ]; do
 	"$base" -m venv --without-pip "$d"
 	i=$((i + 1))
 done
-
 peer_discover() {
 	for cfg in $(find "$w/ws" -name pyvenv.cfg); do "$(dirname "$cfg")/bin/python" -V; done
 }
 
-pd=""; fd=""; pc=""; vc=""; ec=""
+mkdir -p "$w/c"
+n=0
+# contestant NAME: one creation into a fresh folder
+run_one() {
+	n=$((n + 1))
+	d="$w/c/$1-$n"
+	case $1 in
+	pw_pip) time_us "$py" --box-root "$w/box" -C "$w/c" venv create --python "$base" "$d" ;;
+	pw_none) time_us "$py" --box-root "$w/box" -C "$w/c" venv create --python "$base" --seed none "$d" ;;
+	venv) time_us "$base" -m venv "$d" ;;
+	venv_np) time_us "$base" -m venv --without-pip "$d" ;;
+	virtualenv) time_us "$venv_" -q --no-setuptools --no-wheel -p "$base" "$d" ;;
+	esac
+}
+names="pw_pip pw_none venv venv_np"
+[ -n "$venv_" ] && names="$names virtualenv"
+# warm-up, untimed; and proof that pyward's environments are real
+for c in $names; do run_one "$c" >/dev/null; done
+"$w/c/pw_pip-1/bin/pip" --version >/dev/null || { echo "pyward's venv has no working pip" >&2; exit 1; }
+"$w/c/pw_pip-1/bin/python" -c 'import sys; assert sys.prefix != sys.base_prefix'
+[ ! -e "$w/c/pw_none-2/bin/pip" ] || { echo "--seed none made a pip" >&2; exit 1; }
+
+pd=""; fd=""
+t_pw_pip=""; t_pw_none=""; t_venv=""; t_venv_np=""; t_virtualenv=""
 i=0
 while [ $i -lt "$runs" ]; do
 	pd="$pd $(time_us "$py" -C "$w/ws" venv discover --depth 3)"
 	fd="$fd $(time_us peer_discover)"
-	rm -rf "$w/c1" "$w/c2" "$w/c3"; mkdir -p "$w/c1"
-	pc="$pc $(time_us "$py" --box-root "$w/box" -C "$w/c1" venv create --python "$base" e)"
-	"$w/c1/e/bin/python" -m pip --version >/dev/null || { echo "pyward's venv has no working pip" >&2; exit 1; }
-	vc="$vc $(time_us "$base" -m venv "$w/c2")"
-	if command -v virtualenv >/dev/null; then ec="$ec $(time_us virtualenv -q -p "$base" "$w/c3")"; fi
+	# rotate the order: each contestant goes first in turn
+	set -- $names
+	k=$((i % $#))
+	while [ $k -gt 0 ]; do first=$1; shift; set -- "$@" "$first"; k=$((k - 1)); done
+	for c in "$@"; do
+		t=$(run_one "$c")
+		eval "t_$c=\"\$t_$c $t\""
+	done
 	i=$((i + 1))
 done
 count=$("$py" -C "$w/ws" venv discover --depth 3 --json | "$base" -c 'import json,sys; print(len(json.load(sys.stdin)["environments"]))')
 m() { echo $1 | tr ' ' '\n' | median; }
-PD=$(m "$pd") FD=$(m "$fd") PC=$(m "$pc") VC=$(m "$vc")
-echo "runs: $runs, medians; base interpreter $base"
-echo "discover $count environments: pyward $((PD / 1000)).$((PD % 1000 / 100)) ms  find+python -V $((FD / 1000)) ms  ratio $(ratio "$PD" "$FD")  (goal: under 20 ms)"
-echo "create with pip:   pyward $((PC / 1000)) ms  python3 -m venv $((VC / 1000)) ms  ratio $(ratio "$PC" "$VC")"
-if [ -n "$ec" ]; then
-	EC=$(m "$ec")
-	echo "                   virtualenv $((EC / 1000)) ms  ratio pyward/virtualenv $(ratio "$PC" "$EC")  (goal: below 1)"
+runs_ms() { for x in $1; do printf ' %s' "$(ms "$x")"; done; }
+PD=$(m "$pd") FD=$(m "$fd")
+echo "runs: $runs, medians; base interpreter $base; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "environments on $(stat -f -c %T "$w") ($w)"
+echo "discover $count environments: pyward $(ms "$PD") ms  find+python -V $(ms "$FD") ms  ratio $(ratio "$PD" "$FD")  (goal: under 20 ms)"
+for c in $names; do
+	eval "v=\$t_$c"
+	echo "  $c runs (ms):$(runs_ms "$v")"
+done
+PP=$(m "$t_pw_pip") PN=$(m "$t_pw_none") V=$(m "$t_venv") VN=$(m "$t_venv_np")
+echo "create with pip:    pyward $(ms "$PP") ms  python3 -m venv $(ms "$V") ms  ratio $(ratio "$PP" "$V")  (aim: ~30 ms)"
+if [ -n "$venv_" ]; then
+	VE=$(m "$t_virtualenv")
+	echo "                    virtualenv (pip only, app-data) $(ms "$VE") ms  ratio pyward/virtualenv $(ratio "$PP" "$VE")  (goal: <= 0.15)"
 else
-	echo "                   virtualenv: not installed (apt-get install python3-virtualenv)"
+	echo "                    virtualenv: not installed (apt-get install python3-virtualenv)"
 fi
+echo "create without pip: pyward --seed none $(ms "$PN") ms  python3 -m venv --without-pip $(ms "$VN") ms  ratio $(ratio "$PN" "$VN")  (goal: <= 1)"
