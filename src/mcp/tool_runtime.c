@@ -184,7 +184,8 @@ static void run_install(pw_mcp_call *call, const json_t *args, void *admitted, p
 	pw_mcp_call_ctx(call, "runtime_install", args,
 			st.operator_consent ? "(consent: the operator's, pyward mcp --allow-runtime-install)"
 					    : "(consent: asked of the human through the client)", &ctx);
-	pw_runtime_request rq = { .version = json_string_value(json_object_get(args, "version")) };
+	pw_runtime_request rq = { .version = json_string_value(json_object_get(args, "version")),
+				  .no_baseline = json_is_false(json_object_get(args, "baseline")) };
 	pw_events ev = pw_mcp_call_events(call);
 	pw_op_io io = { .events = &ev, .consent = ask_human, .consent_ud = &st, .cancel = pw_mcp_call_cancel(call) };
 	pw_op_runtime_install_result r = { 0 };
@@ -226,7 +227,9 @@ const pw_mcp_tool pw_mcp_tool_runtime_install = {
 		       "consent: the client shows them what, from where, how big and where to, and installs only "
 		       "when they accept. Never answer that question yourself. Long: reports progress.",
 	.input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"properties\": {"
-			"\"version\": {\"type\": \"string\", \"description\": \"a pinned version (default: the newest pin)\"}}}",
+			"\"version\": {\"type\": \"string\", \"description\": \"a pinned version (default: the newest pin)\"},"
+			"\"baseline\": {\"type\": \"boolean\", \"description\": \"also install the document baseline"
+			" (python-docx, openpyxl, python-pptx, reportlab) under the same consent (default true)\"}}}",
 	.output_schema = "{\"type\": \"object\", \"required\": [\"result\", \"version\", \"path\"], \"properties\": {"
 			 "\"result\": {\"type\": \"string\"}, \"version\": {\"type\": \"string\"},"
 			 " \"path\": {\"type\": \"string\"}, \"operation\": {\"type\": \"integer\"}}}",

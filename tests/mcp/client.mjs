@@ -50,11 +50,11 @@ function serverEnv(extra = {}) {
   return { ...e, ...extra };
 }
 
-async function sdkClient(args = [], name = 'pyward-test', capabilities = {}) {
+async function sdkClient(args = [], name = 'pyward-test', capabilities = {}, extraEnv = {}) {
   const transport = new StdioClientTransport({
     command: PYWARD,
     args: ['--box-root', env.BOX, '-C', env.WS, ...args, 'mcp'],
-    env: serverEnv(),
+    env: serverEnv(extraEnv),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -177,6 +177,13 @@ async function runtimeSession() {
     && /--allow-runtime-install/.test(structured(r).error.hint),
   'no elicitation: refused, showing the archive (SHA256) and the command the human can run', r);
   await mute.client.close();
+  // the baseline goes under the same consent; baseline: false leaves it out
+  const withBase = await sdkClient([], 'mute-agent', {}, { PYWARD_BASELINE: env.BASELINE_FILE });
+  r = await withBase.client.callTool({ name: 'runtime_install', arguments: {} });
+  ok(r.isError && /pwtest-alpha/.test(structured(r).error.message), 'runtime_install: the consent statement names the baseline', r);
+  r = await withBase.client.callTool({ name: 'runtime_install', arguments: { baseline: false } });
+  ok(r.isError && !/pwtest-alpha/.test(structured(r).error.message), 'runtime_install baseline: false: the statement leaves it out', r);
+  await withBase.client.close();
 
   // elicitation: declined, then accepted
   let asked = [];

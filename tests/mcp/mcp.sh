@@ -30,6 +30,8 @@ printf 'ca_bundle = %s\n' "$CA_PEM" > "$PYWARD_SYSTEM_CONFIG"
 export PYWARD_DATADIR="$WORLD/data" RT_VER RT_SHA
 # the runtime's document baseline is the CLI tests' business: skipped here
 export PYWARD_BASELINE=
+printf 'pwtest-alpha\n' > "$WORLD/baseline.txt"
+export BASELINE_FILE="$WORLD/baseline.txt"
 # environments: a loopback PEP 503 index of tiny real wheels, and one that stalls
 make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"
