@@ -80,7 +80,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 
-plan 97
+plan 102
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -325,6 +325,17 @@ else
 fi
 
 like "$BODY" 'pyward_audit_events_total [1-9]' "the server counts the audit events it sent"
+
+# ---- rollback with nothing to roll back to, then remove (consent in the query)
+T POST /api/runtime/python/rollback
+like "$CODE $(J 'd["error"]["code"]')" '^4[0-9][0-9] [a-z-]+$' "rollback without a previous install: a 4xx in the error shape"
+T DELETE /api/runtime/python
+is "$CODE $(J 'd["error"]["code"]')" "400 consent-required" "removing the runtime without ?consent=true: 400"
+ok "and it is still there" test -e "$BOX/runtime/python/current"
+T DELETE "/api/runtime/python?consent=true"
+is "$CODE" 200 "DELETE /api/runtime/python?consent=true: 200"
+U GET /api/runtime/python
+is "$(J 'd["state"]')" "not-provisioned" "the runtime is gone"
 
 stop_serve "$MAIN"
 ok "the socket file is removed when the server stops" test ! -e "$SOCK"
