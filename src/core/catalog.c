@@ -1350,17 +1350,15 @@ static pw_err *get_one_op(pw_catalog *c, int64_t id, pw_op_rec *op)
 	return e;
 }
 
-static pw_err *get_attempts(pw_catalog *c, int64_t id, pw_attempt_list *out)
+/* The attempts of operation id through st (prepared from SQL_ATTEMPTS_GET, reset here). */
+static pw_err *read_attempts(pw_catalog *c, sqlite3_stmt *st, int64_t id, pw_attempt_list *out)
 {
-	sqlite3_stmt *st;
 	size_t cap = 0;
 	bool row = true;
-	pw_err *e = prep(c, SQL_ATTEMPTS_GET, &st);
-	if (!e) {
-		binder b = { st, SQLITE_OK };
-		bind_int(&b, 1, id);
-		e = bound(c, &b);
-	}
+	sqlite3_reset(st);
+	binder b = { st, SQLITE_OK };
+	bind_int(&b, 1, id);
+	pw_err *e = bound(c, &b);
 	while (!e) {
 		e = step(c, st, &row, N_("reading attempts"));
 		if (e || !row)
@@ -1370,7 +1368,50 @@ static pw_err *get_attempts(pw_catalog *c, int64_t id, pw_attempt_list *out)
 		memset(a, 0, sizeof *a);
 		read_attempt(st, a);
 	}
+	return e;
+}
+
+static pw_err *get_attempts(pw_catalog *c, int64_t id, pw_attempt_list *out)
+{
+	sqlite3_stmt *st;
+	pw_err *e = prep(c, SQL_ATTEMPTS_GET, &st);
+	if (!e)
+		e = read_attempts(c, st, id, out);
 	sqlite3_finalize(st);
+	return e;
+}
+
+pw_err *pw_catalog_ops_each(pw_catalog *c, const char *since, pw_op_each_fn fn, void *ud)
+{
+	if (!c)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
+	sqlite3_stmt *ops = NULL, *att = NULL;
+	pw_err *e = prep(c, "SELECT " OP_COLUMNS " FROM operations o WHERE ?1 IS NULL OR o.started_at >= ?1"
+			    " ORDER BY o.started_at, o.id", &ops);
+	if (!e)
+		e = prep(c, SQL_ATTEMPTS_GET, &att);
+	if (!e && since && *since) {
+		binder b = { ops, SQLITE_OK };
+		size_t n = strlen(since);
+		b.rc = sqlite3_bind_text(ops, 1, since, (int)(n && since[n - 1] == 'Z' ? n - 1 : n), SQLITE_STATIC);
+		e = bound(c, &b);
+	}
+	bool row = true;
+	while (!e) {
+		e = step(c, ops, &row, N_("reading operations"));
+		if (e || !row)
+			break;
+		pw_op_rec op = { 0 };
+		pw_attempt_list al = { 0 };
+		read_op(c, ops, &op);
+		e = read_attempts(c, att, op.id, &al);
+		if (!e)
+			e = fn(&op, &al, ud);
+		pw_op_rec_clear(&op);
+		pw_attempt_list_clear(&al);
+	}
+	sqlite3_finalize(ops);
+	sqlite3_finalize(att);
 	return e;
 }
 

@@ -137,6 +137,13 @@ pw_err *pw_catalog_ops_query(pw_catalog *c, const pw_op_filter *f, pw_op_list *o
 /* One operation with its attempts in order. PW_ERR_NOTFOUND when no such id. */
 pw_err *pw_catalog_op_get(pw_catalog *c, int64_t id, pw_op_rec *op, pw_attempt_list *attempts);
 
+/* Every operation started at or after since (NULL: all), oldest first,
+ * with its attempts: one statement walks the operations (in WAL mode it
+ * sees one state for as long as it runs), one reused statement reads each
+ * one's attempts. An error from fn stops the walk and is returned. */
+typedef pw_err *(*pw_op_each_fn)(const pw_op_rec *op, const pw_attempt_list *attempts, void *ud);
+pw_err *pw_catalog_ops_each(pw_catalog *c, const char *since, pw_op_each_fn fn, void *ud);
+
 void pw_op_rec_clear(pw_op_rec *r);
 void pw_op_list_clear(pw_op_list *l);
 void pw_attempt_list_clear(pw_attempt_list *l);

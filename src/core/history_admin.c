@@ -36,34 +36,22 @@ static int export_cancelled(void *ud)
 	return pw_cancel_raised(ud) ? 1 : 0;
 }
 
-static pw_err *export_rows(pw_catalog *c, sqlite3_stmt *st, pw_export_fn fn, void *ud)
+typedef struct export_walk {
+	pw_pkgdb_reader *changes;
+	pw_export_fn fn;
+	void *ud;
+} export_walk;
+
+static pw_err *export_one(const pw_op_rec *op, const pw_attempt_list *att, void *ud)
 {
-	sqlite3 *db = pw_catalog_db(c);
-	pw_err *e = NULL;
-	int rc;
-	while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		/* pw_catalog_op_get gives the operation as history show reads it
-		 * (derived outcome included), with its attempts in order. */
-		pw_op_rec op;
-		pw_attempt_list att;
-		pw_pkg_changes ch = { 0 };
-		char *env = NULL;
-		e = pw_catalog_op_get(c, sqlite3_column_int64(st, 0), &op, &att);
-		if (e && pw_err_code(e) == PW_ERR_NOTFOUND) { /* pruned meanwhile: not in this state */
-			pw_err_clear(&e);
-			continue;
-		}
-		if (!e)
-			e = pw_pkgdb_changes(c, op.id, &env, &ch);
-		if (!e)
-			e = fn(&op, &att, env, &ch, ud);
-		pw_op_rec_clear(&op);
-		pw_attempt_list_clear(&att);
-		pw_pkg_changes_clear(&ch);
-		free(env);
-	}
-	if (!e && rc != SQLITE_DONE)
-		e = db_error(db, N_("exporting the history"));
+	export_walk *w = ud;
+	pw_pkg_changes ch = { 0 };
+	char *env = NULL;
+	pw_err *e = pw_pkgdb_reader_get(w->changes, op->id, &env, &ch);
+	if (!e)
+		e = w->fn(op, att, env, &ch, w->ud);
+	pw_pkg_changes_clear(&ch);
+	free(env);
 	return e;
 }
 
@@ -72,23 +60,21 @@ pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *can
 	sqlite3 *db = pw_catalog_db(c);
 	if (!db)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
-	sqlite3_stmt *st = NULL;
-	/* The nested op_get's BEGIN would fail inside ours: it is read with
-	 * the statement open instead, which in WAL mode sees one snapshot
-	 * for as long as the statement runs. */
-	if (sqlite3_prepare_v2(db, "SELECT id FROM operations WHERE ?1 IS NULL OR started_at >= ?1"
-				   " ORDER BY started_at, id", -1, &st, NULL) != SQLITE_OK)
-		return db_error(db, N_("exporting the history"));
-	if (since && *since)
-		sqlite3_bind_text(st, 1, since, date_len(since), SQLITE_TRANSIENT);
+	export_walk w = { NULL, fn, ud };
+	pw_err *e = pw_pkgdb_reader_open(c, &w.changes);
 	if (cancel) /* only read; SQLite's callback takes void * */
 		sqlite3_progress_handler(db, 1000, export_cancelled, (void *)(uintptr_t)cancel);
-	pw_err *e = export_rows(c, st, fn, ud);
-	sqlite3_finalize(st);
+	/* One statement walks the operations: in WAL mode it reads one state
+	 * of the file from its first step to its last. */
+	if (!e)
+		e = pw_catalog_ops_each(c, since, export_one, &w);
+	pw_pkgdb_reader_close(&w.changes);
 	if (cancel) {
 		sqlite3_progress_handler(db, 0, NULL, NULL);
-		if (pw_cancel_raised(cancel) && !e)
+		if (pw_cancel_raised(cancel)) {
+			pw_err_free(e);
 			e = pw_err_new(PW_ERR_CANCELLED, NULL, "%s", _("the export was interrupted"));
+		}
 	}
 	return e;
 }

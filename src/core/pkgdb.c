@@ -77,17 +77,17 @@ static char *col(sqlite3_stmt *st, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *out)
+static const char SQL_CHANGES[] =
+	"SELECT env, display_name, action, old_version, new_version, installer, source"
+	" FROM package_changes WHERE operation_id = ?1 ORDER BY name, id";
+
+/* The changes of op through st (prepared from SQL_CHANGES, reset here). */
+static pw_err *read_changes(sqlite3 *db, sqlite3_stmt *st, int64_t op, char **env, pw_pkg_changes *out)
 {
 	memset(out, 0, sizeof *out);
 	if (env)
 		*env = NULL;
-	sqlite3 *db = pw_catalog_db(c);
-	sqlite3_stmt *st = NULL;
-	if (!db || sqlite3_prepare_v2(db, "SELECT env, display_name, action, old_version, new_version, installer,"
-				     " source FROM package_changes WHERE operation_id = ?1 ORDER BY name, id",
-				     -1, &st, NULL) != SQLITE_OK)
-		return db ? db_error(db, N_("reading package changes")) : NULL;
+	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, op);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -101,7 +101,6 @@ pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *
 				   (const char *)sqlite3_column_text(st, 5), (const char *)sqlite3_column_text(st, 6));
 	}
 	pw_err *e = rc == SQLITE_DONE ? NULL : db_error(db, N_("reading package changes"));
-	sqlite3_finalize(st);
 	if (e) {
 		pw_pkg_changes_clear(out);
 		if (env) {
@@ -110,6 +109,56 @@ pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *
 		}
 	}
 	return e;
+}
+
+pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (env)
+		*env = NULL;
+	sqlite3 *db = pw_catalog_db(c);
+	sqlite3_stmt *st = NULL;
+	if (!db || sqlite3_prepare_v2(db, SQL_CHANGES, -1, &st, NULL) != SQLITE_OK)
+		return db ? db_error(db, N_("reading package changes")) : NULL;
+	pw_err *e = read_changes(db, st, op, env, out);
+	sqlite3_finalize(st);
+	return e;
+}
+
+struct pw_pkgdb_reader {
+	sqlite3 *db;
+	sqlite3_stmt *st;
+};
+
+pw_err *pw_pkgdb_reader_open(pw_catalog *c, pw_pkgdb_reader **out)
+{
+	*out = NULL;
+	sqlite3 *db = pw_catalog_db(c);
+	if (!db)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
+	pw_pkgdb_reader *r = xcalloc(1, sizeof *r);
+	r->db = db;
+	if (sqlite3_prepare_v2(db, SQL_CHANGES, -1, &r->st, NULL) != SQLITE_OK) {
+		pw_err *e = db_error(db, N_("reading package changes"));
+		free(r);
+		return e;
+	}
+	*out = r;
+	return NULL;
+}
+
+pw_err *pw_pkgdb_reader_get(pw_pkgdb_reader *r, int64_t op, char **env, pw_pkg_changes *out)
+{
+	return read_changes(r->db, r->st, op, env, out);
+}
+
+void pw_pkgdb_reader_close(pw_pkgdb_reader **r)
+{
+	if (!r || !*r)
+		return;
+	sqlite3_finalize((*r)->st);
+	free(*r);
+	*r = NULL;
 }
 
 pw_err *pw_pkgdb_later(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes,

@@ -21,6 +21,12 @@ pw_err *pw_pkgdb_record(pw_catalog *c, int64_t op, const char *env, const pw_pkg
  * environment, NULL when nothing was recorded. */
 pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *out);
 
+/* The same for many operations in a row, with one statement (export). */
+typedef struct pw_pkgdb_reader pw_pkgdb_reader;
+pw_err *pw_pkgdb_reader_open(pw_catalog *c, pw_pkgdb_reader **r);
+pw_err *pw_pkgdb_reader_get(pw_pkgdb_reader *r, int64_t op, char **env, pw_pkg_changes *out);
+void pw_pkgdb_reader_close(pw_pkgdb_reader **r);
+
 /* Operations after op that changed any package of changes in env,
  * ascending ids (malloc'd). */
 pw_err *pw_pkgdb_later(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes,
