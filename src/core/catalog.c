@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "catalog.h"
+#include "catalog_file.h"
 #include "audit.h"
 #include "clock.h"
 #include "i18n.h"
@@ -580,7 +581,12 @@ static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
 	db_state s;
 	int flags = mode == PW_CATALOG_READ_ONLY ? SQLITE_OPEN_READONLY
 		: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	pw_err *e = open_db(c, c->path, flags);
+	int extra = 0;
+	/* A reader who may not write (another user, a read-only box) opens
+	 * the file immutable, so SQLite does not try to create its -shm. */
+	char *name = mode == PW_CATALOG_READ_ONLY ? pw_catalog_file_reader_name(c->path, &extra) : xstrdup(c->path);
+	pw_err *e = open_db(c, name, flags | extra);
+	free(name);
 	if (!e)
 		e = read_state(c, &s);
 	if (!e)
@@ -630,7 +636,10 @@ pw_err *pw_catalog_open(const char *path, pw_catalog_mode mode, pw_catalog **out
 	*out = NULL;
 	if (!path || !*path)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog path"));
-	pw_err *e = check_file(path, &fresh);
+	/* never through a link; a writer creates it 0640 itself */
+	pw_err *e = mode == PW_CATALOG_READ_ONLY ? pw_catalog_file_refuse_links(path) : pw_catalog_file_prepare(path);
+	if (!e)
+		e = check_file(path, &fresh);
 	if (e)
 		return e;
 

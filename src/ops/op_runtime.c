@@ -7,6 +7,7 @@
 #include "ops/json.h"
 #include "ops/pipsetup.h"
 
+#include "catalog_file.h"
 #include "clock.h"
 #include "fetch.h"
 #include "i18n.h"
@@ -261,8 +262,10 @@ pw_err *pw_op_runtime_verify(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_ru
 	memset(r, 0, sizeof *r);
 	pw_catalog *cat = NULL;
 	int64_t op = 0;
-	/* verify writes only its own record; in read-only mode it reads the catalog. */
-	bool ro = ctx->mode == PW_MODE_READ_ONLY;
+	/* verify writes only its own record; in read-only mode, or for a user
+	 * who may not write the box (another user, a read-only mount), it only
+	 * reads the catalog: checking must not need the right to change. */
+	bool ro = ctx->mode == PW_MODE_READ_ONLY || !pw_catalog_file_writable(ctx->catalog_path);
 	pw_err *e = ro ? pw_ops_catalog_ro(ctx, &cat) : pw_ops_catalog_rw(ctx, &cat);
 	if (!e && !ro)
 		e = pw_ops_op_begin(ctx, cat, "runtime.verify", "current", &op);
