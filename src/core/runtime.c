@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "runner.h"
 #include "runtime_db.h"
+#include "runtime_fixup.h"
 #include "treefile.h"
 #include "xalloc.h"
 
@@ -920,6 +921,9 @@ static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_insta
 	pw_err *e = pw_paths_mkdirs(versions, 0755);
 	if (!e)
 		e = obtain(o, root, r, &m);
+	/* upstream's /install prefix and PEP 668, before the probe runs it */
+	if (!e)
+		e = pw_runtime_fixup(root, o->pin->version, &m, NULL);
 	if (!e)
 		e = probe_and_record(o, root, &m, r);
 	pw_manifest_clear(&m);

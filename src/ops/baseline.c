@@ -10,6 +10,7 @@
 #include "i18n.h"
 #include "pkgdb.h"
 #include "runner.h"
+#include "runtime_fixup.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -126,15 +127,27 @@ static bool run_quiet(const char *const *argv, const pw_child_env *ce, int64_t d
 }
 
 /* The runtime has pip, or gets it offline from its own ensurepip. */
-static pw_err *runtime_pip(const char *python, const pw_child_env *ce, int64_t deadline, const pw_cancel *cancel)
+static pw_err *runtime_pip(const char *box_root, const char *python, const pw_child_env *ce, int64_t deadline,
+			  const pw_cancel *cancel)
 {
 	const char *check[] = { python, "-I", "-m", "pip", "--version", NULL };
 	const char *repair[] = { python, "-I", "-m", "ensurepip", "--upgrade", NULL };
 	if (run_quiet(check, ce, deadline, cancel, NULL))
 		return NULL;
 	char *why = NULL;
-	pw_err *e = NULL;
-	if (!run_quiet(repair, ce, deadline, cancel, &why) || !run_quiet(check, ce, deadline, cancel, NULL))
+	/* ensurepip drops every PIP_* variable and gives its pip no override:
+	 * the PEP 668 file steps aside for its one run (runtime_fixup.h) */
+	char *root = xasprintf("%s/runtime/python/current", box_root);
+	pw_err *e = pw_runtime_pep668_aside(root, true);
+	bool repaired = !e && run_quiet(repair, ce, deadline, cancel, &why);
+	pw_err *back = pw_runtime_pep668_aside(root, false);
+	free(root);
+	if (e || back) {
+		pw_err_free(back ? e : NULL);
+		free(why);
+		return back ? back : e;
+	}
+	if (!repaired || !run_quiet(check, ce, deadline, cancel, NULL))
 		e = pw_err_new(PW_ERR_FAILED, _("reinstall the runtime with 'pyward runtime install'"),
 			       _("the managed runtime has no working pip, and ensurepip did not give it one: %s"),
 			       why ? why : "");
@@ -145,7 +158,9 @@ static pw_err *runtime_pip(const char *python, const pw_child_env *ce, int64_t d
 static pw_err *baseline_pip(const pw_ops_ctx *ctx, const char *index, const pw_op_io *io, const char *python,
 			    const char *reqs, const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
-	const char *args[] = { "install", "--only-binary=:all:", "-r", reqs, NULL };
+	/* the runtime's EXTERNALLY-MANAGED stops stray pip installs; this one
+	 * is pyward's own (the variable in the environment says it too) */
+	const char *args[] = { "install", "--break-system-packages", "--only-binary=:all:", "-r", reqs, NULL };
 	char **mirrors = pw_ops_mirrors(ctx);
 	int ports[32];
 	size_t nports = pw_ops_proxy_ports(ctx, ports, 32);
@@ -185,7 +200,7 @@ pw_err *pw_baseline_step(const pw_ops_ctx *ctx, const char *file, const char *in
 		pw_err_free(pw_pkgwatch_begin(&w, tree));
 	bool snapped = !e;
 	if (!e)
-		e = runtime_pip(python, &ce, pw_clock_deadline_after(120), io->cancel);
+		e = runtime_pip(ctx->box_root, python, &ce, pw_clock_deadline_after(120), io->cancel);
 	if (!e)
 		e = baseline_pip(ctx, index, io, python, file, &ce, cat, op, pip);
 	if (tree)
