@@ -29,7 +29,9 @@ command -v curl >/dev/null || { echo "curl needed (apt-get install curl)" >&2; e
 
 WORLD=$(mktemp -d)
 PYWARD=$py TOP_SRCDIR=$here
-export PYWARD TOP_SRCDIR
+# The peers unpack the runtime only: no document baseline (it needs an index).
+PYWARD_BASELINE=
+export PYWARD TOP_SRCDIR PYWARD_BASELINE
 . "$here/tests/lib.sh" >/dev/null
 trap 'stop_httpsd; rm -rf "$WORLD"' EXIT
 mkdir -p "$WORLD/srv"
@@ -47,8 +49,11 @@ start_httpsd "$WORLD/srv" >/dev/null
 now_ms() { date +%s%3N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 
+# Each run starts with the page cache written back (sync), so no
+# contestant pays for what the one before left dirty.
 pyward_once() {
 	d="$WORLD/runs/p$1"
+	sync
 	s=$(now_ms)
 	"$py" --box-root "$d" runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes -q --no-progress
 	echo $(( $(now_ms) - s ))
@@ -56,12 +61,29 @@ pyward_once() {
 
 classic_once() {
 	d="$WORLD/runs/c$1" && mkdir -p "$d"
+	sync
 	s=$(now_ms)
 	curl -sS --cacert "$CA_PEM" -o "$d/a.tar.gz" "$url"
 	echo "$sha  $d/a.tar.gz" | sha256sum -c --quiet -
 	tar -xzf "$d/a.tar.gz" -C "$d"
 	echo $(( $(now_ms) - s ))
 }
+
+# The best shell pipeline: one pass, the hash computed beside the
+# extraction and checked when both are done (so unlike pyward it extracts
+# bytes it has not verified yet).
+pipe_once() {
+	d="$WORLD/runs/s$1" && mkdir -p "$d"
+	sync
+	s=$(now_ms)
+	bash -c 'set -eo pipefail
+		curl -sS --cacert "$1" "$2" | tee >(openssl dgst -sha256 -r > "$3/sum") | bsdtar -xzf - -C "$3"
+		wait $!
+		[ "$(cut -c1-64 "$3/sum")" = "$4" ]' _ "$CA_PEM" "$url" "$d" "$sha" || echo "pipeline failed" >&2
+	echo $(( $(now_ms) - s ))
+}
+have_pipe=""
+command -v bsdtar >/dev/null && command -v bash >/dev/null && have_pipe=1
 
 tarfile_py=""
 for cand in python3 /usr/bin/python3; do
@@ -96,7 +118,7 @@ bench() {
 	url="https://localhost:$HTTPSD_PORT/$name.tar.gz"
 	write_pins "$WORLD/pins.tsv" "$ver" 1 "$url" "$sha" "$size"
 	rm -f "$WORLD/runs" && mkdir -p "$place/runs-$name" && ln -s "$place/runs-$name" "$WORLD/runs"
-	p=""; c=""; t=""
+	p=""; c=""; t=""; q=""
 	i=0
 	# The order alternates, so that neither contestant always runs first
 	# (and pays for what the previous one left the disk to do).
@@ -108,6 +130,7 @@ bench() {
 			c="$c $(classic_once $i)"
 			p="$p $(pyward_once $i)"
 		fi
+		[ -n "$have_pipe" ] && q="$q $(pipe_once $i)"
 		[ -n "$tarfile_py" ] && t="$t $(tarfile_once $i)"
 		i=$((i + 1))
 	done
@@ -115,10 +138,16 @@ bench() {
 	cm=$(echo $c | tr ' ' '\n' | median)
 	echo "$name archive: $size bytes, $(tar -tzf "$WORLD/srv/$name.tar.gz" | wc -l) entries, CPython $ver, $runs runs each, medians"
 	echo "  extracted on $(stat -f -c %T "$place") ($place)"
-	echo "  runs (ms): pyward$p; classic$c"
+	echo "  runs (ms): pyward$p; classic$c${q:+; pipeline$q}"
 	echo "  curl + sha256sum + tar:      ${cm} ms"
 	echo "  pyward runtime install:      ${pm} ms  (includes probe, manifest, catalog, swap)"
 	echo "  ratio pyward / classic:      $(awk "BEGIN{printf \"%.2f\", $pm/$cm}")$goal"
+	if [ -n "$q" ]; then
+		qm=$(echo $q | tr ' ' '\n' | median)
+		echo "  curl | tee >(openssl dgst) | bsdtar -xzf -, checked: ${qm} ms  ratio pyward / pipeline: $(awk "BEGIN{printf \"%.2f\", $pm/$qm}")  (goal < 1)"
+	else
+		echo "  pipeline: bsdtar not installed (apt-get install libarchive-tools)"
+	fi
 	if [ -n "$t" ]; then
 		tm=$(echo $t | tr ' ' '\n' | median)
 		echo "  curl + python tarfile(data): ${tm} ms  ratio pyward / tarfile: $(awk "BEGIN{printf \"%.2f\", $pm/$tm}")"
@@ -132,6 +161,8 @@ bench() {
 # comparison, so it shows what the tools themselves cost; it goes first
 # because the disk runs leave hundreds of MB for the kernel to write back
 # in the background, which takes CPU from whatever runs next.
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; $(awk '/^(Dirty|Writeback):/ {printf "%s %s kB ", $1, $2}' /proc/meminfo)waiting to be written back"
+echo "disk: $(df -h "$WORLD" | awk 'NR==2 {print $1", "$5" used"}'); recent history: what ran before this bench (other users' builds and tests) is not known to it; the runs below show it"
 places=$WORLD
 if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T "$WORLD")" != tmpfs ]; then
 	SHM=$(mktemp -d /dev/shm/pyward-bench.XXXXXX)
@@ -139,6 +170,6 @@ if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T "$WORLD")" != tmpfs 
 	places="$SHM $places"
 fi
 for place in $places; do
-	bench upstream-like bc "  (goal <= 0.80)" "$place"
+	bench upstream-like bc "  (goal <= 0.60)" "$place"
 	bench stripped st "" "$place"
 done
