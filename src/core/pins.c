@@ -359,3 +359,100 @@ pw_err *pw_platform_detect(const char *sysname, const char *machine, char **trip
 	free(list);
 	return e;
 }
+
+/* ---------------------------------------------------------------- import */
+
+/* "cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-install_only.tar.gz":
+ * version, release and platform, or false. */
+static bool archive_name(const char *name, char *ver, char *rel, char *plat, size_t cap)
+{
+	static const char head[] = "cpython-", tail[] = "-install_only.tar.gz";
+	size_t n = strlen(name), h = sizeof head - 1, t = sizeof tail - 1;
+	if (n <= h + t || strncmp(name, head, h) != 0 || strcmp(name + n - t, tail) != 0)
+		return false;
+	const char *plus = strchr(name + h, '+'), *dash = plus ? strchr(plus, '-') : NULL;
+	if (!plus || !dash || (size_t)(plus - name - h) >= cap || (size_t)(dash - plus - 1) >= cap ||
+	    n - t - (size_t)(dash + 1 - name) >= cap)
+		return false;
+	snprintf(ver, cap, "%.*s", (int)(plus - name - h), name + h);
+	snprintf(rel, cap, "%.*s", (int)(dash - plus - 1), plus + 1);
+	snprintf(plat, cap, "%.*s", (int)(n - t - (size_t)(dash + 1 - name)), dash + 1);
+	return is_version(ver);
+}
+
+static bool is_supported(const char *triple)
+{
+	for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++)
+		if (strcmp(supported[i], triple) == 0)
+			return true;
+	return false;
+}
+
+/* The size listed for name in sizes, or -1. */
+static int64_t size_of(const char *sizes, const char *name)
+{
+	for (const char *p = sizes; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char *line = xstrndup(p, len), *end = NULL;
+		long long v = strtoll(line, &end, 10);
+		bool hit = end != line && v >= 0 && strcmp(end + strspn(end, " \t"), name) == 0;
+		free(line);
+		if (hit)
+			return v;
+		p = eol ? eol + 1 : p + len;
+	}
+	return -1;
+}
+
+pw_err *pw_pins_import(const char *sums, const pw_pins_import_opts *o, char **tsv, size_t *count)
+{
+	*tsv = NULL;
+	*count = 0;
+	const char *base = o->base_url ? o->base_url : PW_PINS_UPSTREAM_PREFIX;
+	char *out = xasprintf("# python-build-standalone install_only archives of release %s, from %s\n"
+			      "# (imported by 'pyward pins import'; sizes %s)\n"
+			      "version\trelease\tplatform\turl\tsha256\tsize\n",
+			      o->release, o->sums_name, o->sizes ? o->sizes_name : "not given");
+	int line = 0;
+	for (const char *p = sums; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char *l = xstrndup(p, len);
+		line++;
+		p = eol ? eol + 1 : p + len;
+		size_t sp = strcspn(l, " ");
+		char *name = l + sp + strspn(l + sp, " *");
+		char ver[64], rel[64], plat[64];
+		if (!*l || l[0] == '#') {
+			free(l);
+			continue;
+		}
+		l[sp] = '\0';
+		if (!is_hex64(l) || !*name || strchr(name, '/') || strchr(name, '\t')) {
+			pw_err *e = pw_err_new(PW_ERR_USAGE, _("each line is: sha256, two spaces, file name"),
+					       _("%s:%d: not a '<sha256>  <file name>' line"), o->sums_name, line);
+			free(l);
+			free(out);
+			return e;
+		}
+		if (archive_name(name, ver, rel, plat, sizeof ver) && strcmp(rel, o->release) == 0 &&
+		    is_supported(plat) && (!o->version || strcmp(o->version, ver) == 0)) {
+			int64_t size = size_of(o->sizes, name);
+			char sz[32];
+			snprintf(sz, sizeof sz, size < 0 ? "-" : "%lld", (long long)size);
+			char *enc = xstrdup(name), *plus = strchr(enc, '+');
+			char *url = plus ? xasprintf("%s/%s/%.*s%%2B%s", base, rel, (int)(plus - enc), enc, plus + 1)
+					 : xasprintf("%s/%s/%s", base, rel, enc);
+			char *next = xasprintf("%s%s\t%s\t%s\t%s\t%s\t%s\n", out, ver, rel, plat, url, l, sz);
+			free(out);
+			out = next;
+			free(url);
+			free(enc);
+			(*count)++;
+		}
+		free(l);
+	}
+	*tsv = out;
+	return NULL;
+}

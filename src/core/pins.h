@@ -45,6 +45,22 @@ char *pw_pins_url(const pw_pin *pin, const char *mirror);
 /* File name of the archive, the last path component of its URL. */
 char *pw_pins_file_name(const pw_pin *pin);
 
+/* From upstream's SHA256SUMS ("<sha256>  <file name>" lines) to a pins
+ * table: the install_only .tar.gz archives of the supported platforms
+ * (optionally of one version), url = base_url/release/<name, '+' as %2B>,
+ * size from sizes ("<bytes> <file name>" lines; NULL: "-"). The table's
+ * header comment names the release and the SHA256SUMS it came from. A
+ * malformed line is PW_ERR_USAGE naming name:line. *tsv is malloc'd. */
+typedef struct pw_pins_import_opts {
+	const char *sums_name;   /* for messages and the header */
+	const char *release;     /* "20260414" */
+	const char *base_url;    /* NULL: PW_PINS_UPSTREAM_PREFIX */
+	const char *version;     /* NULL: every version listed */
+	const char *sizes_name;
+	const char *sizes;       /* text of the sizes listing, or NULL */
+} pw_pins_import_opts;
+pw_err *pw_pins_import(const char *sums, const pw_pins_import_opts *o, char **tsv, size_t *count);
+
 /* This machine's target triple from uname(2) and the C library, or
  * PW_ERR_REFUSED naming the supported platforms. sysname/machine may be
  * given for tests (NULL: from uname). */

@@ -167,6 +167,58 @@ static void test_platform_detection(void **state)
 	free(t);
 }
 
+
+#define H1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define H2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define H3 "3333333333333333333333333333333333333333333333333333333333333333"
+
+/* A SHA256SUMS in upstream's form: only the install_only .tar.gz archives
+ * of supported platforms of the release become pins; sizes from a listing;
+ * the result is a table the parser takes; a bad line names its number. */
+static void test_import_sha256sums(void **state)
+{
+	(void)state;
+	const char *sums =
+		H1 "  cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-install_only.tar.gz\n"
+		H2 "  cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-install_only_stripped.tar.gz\n"
+		H2 "  cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-debug-full.tar.zst\n"
+		H2 "  cpython-3.12.13+20260414-i686-unknown-linux-gnu-install_only.tar.gz\n"
+		H3 "  cpython-3.13.5+20260414-aarch64-apple-darwin-install_only.tar.gz\n"
+		H3 "  cpython-3.12.13+20250101-aarch64-apple-darwin-install_only.tar.gz\n";
+	const char *sizes = "31000000 cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-install_only.tar.gz\n";
+	pw_pins_import_opts o = { .sums_name = "SHA256SUMS", .release = "20260414", .sizes_name = "sizes.txt",
+				  .sizes = sizes };
+	char *tsv = NULL;
+	size_t n = 0;
+	pw_err *e = pw_pins_import(sums, &o, &tsv, &n);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(n, 2);
+	assert_non_null(strstr(tsv, "release 20260414, from SHA256SUMS"));
+	assert_non_null(strstr(tsv, "3.12.13\t20260414\tx86_64-unknown-linux-gnu\t" PW_PINS_UPSTREAM_PREFIX
+				    "/20260414/cpython-3.12.13%2B20260414-x86_64-unknown-linux-gnu-install_only.tar.gz\t" H1
+				    "\t31000000\n"));
+	assert_non_null(strstr(tsv, "\t" H3 "\t-\n"));
+	pw_pins *p = NULL;
+	assert_null(pw_pins_parse("imported", tsv, &p));
+	assert_int_equal(pw_pins_count(p), 2);
+	pw_pins_free(&p);
+	free(tsv);
+
+	o.version = "3.13.5";
+	o.base_url = "https://mirror.example/pbs";
+	assert_null(pw_pins_import(sums, &o, &tsv, &n));
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(tsv, "https://mirror.example/pbs/20260414/cpython-3.13.5%2B20260414-aarch64"));
+	free(tsv);
+
+	e = pw_pins_import(H1 "  ok-name.tar.gz\nnot a checksum line\n", &o, &tsv, &n);
+	assert_int_equal(pw_err_code(e), PW_ERR_USAGE);
+	assert_non_null(strstr(pw_err_message(e), "SHA256SUMS:2:"));
+	pw_err_free(e);
+	assert_null(tsv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_tables_name_the_line),
 		cmocka_unit_test(test_version_compare),
 		cmocka_unit_test(test_mirror_and_file_name),
+		cmocka_unit_test(test_import_sha256sums),
 		cmocka_unit_test(test_shipped_table_is_valid),
 		cmocka_unit_test(test_platform_detection),
 	};
