@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/render.h"
 
 #include "i18n.h"
 #include "paths.h"
@@ -247,9 +248,10 @@ pw_err *pw_cli_prepare(pw_cli *cli)
 
 void pw_cli_print_error(const pw_cli *cli, const pw_err *e)
 {
-	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_err_message(e));
+	/* messages name paths and carry children's words: shown safe */
+	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_render_safe(pw_err_message(e)));
 	if (pw_err_hint(e))
-		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_err_hint(e));
+		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_render_safe(pw_err_hint(e)));
 }
 
 int pw_cli_report(const pw_cli *cli, const pw_err *e)

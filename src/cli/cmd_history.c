@@ -188,7 +188,7 @@ static void print_row(const char *const cells[NCOLUMNS], int term)
 	if (last_width > 0)
 		pw_render_cell(stdout, last, last_width, 0);
 	else
-		fputs(last, stdout);
+		fputs(pw_render_safe(last), stdout);
 	fputc('\n', stdout);
 }
 
@@ -265,10 +265,10 @@ static void print_attempt(const pw_attempt_rec *a)
 	pw_render_duration(a->duration_ms, dur, sizeof dur);
 	pw_render_time(a->started_at, when, sizeof when);
 	printf(_("  attempt %d  %s  %s  exit %d  class %s\n"), a->seq, when, dur, a->exit_code,
-	       a->klass ? a->klass : "-");
-	printf(_("    index:   %s\n"), a->index_url ? a->index_url : _("(default)"));
-	printf(_("    proxy:   %s\n"), a->proxy ? a->proxy : _("(none)"));
-	printf(_("    command: %s\n"), a->argv ? a->argv : "-");
+	       a->klass ? pw_render_safe(a->klass) : "-");
+	printf(_("    index:   %s\n"), a->index_url ? pw_render_safe(a->index_url) : _("(default)"));
+	printf(_("    proxy:   %s\n"), a->proxy ? pw_render_safe(a->proxy) : _("(none)"));
+	printf(_("    command: %s\n"), a->argv ? pw_render_safe(a->argv) : "-");
 	if (a->output_tail && *a->output_tail) {
 		printf(_("    output (tail):\n"));
 		pw_render_indented(a->output_tail, "      ");
@@ -280,11 +280,11 @@ static void print_changes(const char *env, const pw_pkg_changes *ch, const char 
 {
 	if (!ch->count)
 		return;
-	printf(_("%spackages in %s:\n"), indent, env ? env : "?");
+	printf(_("%spackages in %s:\n"), indent, env ? pw_render_safe(env) : "?");
 	char **lines = NULL;
 	size_t n = pw_pkg_changes_apt_lines(ch, &lines);
 	for (size_t i = 0; i < n; i++) {
-		printf("%s  %s\n", indent, lines[i]);
+		printf("%s  %s\n", indent, pw_render_safe(lines[i])); /* package names from dist-info */
 		free(lines[i]);
 	}
 	free(lines);
@@ -295,22 +295,22 @@ static void print_operation(const pw_op_rec *op, const pw_attempt_list *att, con
 	char dur[16];
 	pw_render_duration(op->duration_ms, dur, sizeof dur);
 	printf(_("Operation %lld\n"), (long long)op->id);
-	printf(_("  kind:      %s\n"), op->kind);
-	printf(_("  target:    %s\n"), op->target ? op->target : "-");
-	printf(_("  outcome:   %s\n"), op->outcome);
+	printf(_("  kind:      %s\n"), pw_render_safe(op->kind));
+	printf(_("  target:    %s\n"), op->target ? pw_render_safe(op->target) : "-");
+	printf(_("  outcome:   %s\n"), pw_render_safe(op->outcome));
 	if (op->stop_reason)
-		printf(_("  reason:    %s\n"), op->stop_reason);
+		printf(_("  reason:    %s\n"), pw_render_safe(op->stop_reason));
 	printf(_("  started:   %s\n"), op->started_at);
 	printf(_("  finished:  %s\n"), op->finished_at ? op->finished_at : "-");
 	printf(_("  duration:  %s\n"), dur);
-	printf(_("  user:      %s (uid %lld) on %s, pid %lld\n"), op->user, (long long)op->uid,
-	       op->host, (long long)op->pid);
-	printf(_("  command:   %s\n"), op->args ? op->args : "-");
-	printf(_("  pyward:    %s\n"), op->pyward_version ? op->pyward_version : "-");
+	printf(_("  user:      %s (uid %lld) on %s, pid %lld\n"), pw_render_safe(op->user), (long long)op->uid,
+	       pw_render_safe(op->host), (long long)op->pid);
+	printf(_("  command:   %s\n"), op->args ? pw_render_safe(op->args) : "-");
+	printf(_("  pyward:    %s\n"), op->pyward_version ? pw_render_safe(op->pyward_version) : "-");
 	if (op->undo_of)
 		printf(_("  undo of:   operation %lld\n"), (long long)op->undo_of);
 	if (op->note)
-		printf(_("  result:    %s\n"), op->note);
+		printf(_("  result:    %s\n"), pw_render_safe(op->note));
 	print_changes(env, ch, "  ");
 	printf(_("  attempts:  %zu\n"), att->count);
 	for (size_t i = 0; i < att->count; i++)
@@ -361,9 +361,9 @@ static pw_consent_answer ask_terminal(const pw_consent *what, void *ud)
 	if (!isatty(STDIN_FILENO))
 		return PW_CONSENT_CANNOT_ASK;
 	if (what->heading)
-		fprintf(stderr, "%s\n", what->heading);
+		fprintf(stderr, "%s\n", pw_render_safe(what->heading));
 	for (size_t i = 0; i < what->line_count; i++)
-		fprintf(stderr, "  %s\n", what->lines[i]);
+		fprintf(stderr, "  %s\n", pw_render_safe(what->lines[i]));
 	return pw_cli_confirm(what->question) ? PW_CONSENT_YES : PW_CONSENT_NO;
 }
 
@@ -374,11 +374,12 @@ static pw_op_io terminal_io(pw_cli *cli)
 
 static void print_plan(const pw_op_history_undo_result *r, long long id)
 {
-	printf(_("Undo operation %lld (%s) in %s:\n"), id, r->kind ? r->kind : "?", r->env ? r->env : "?");
+	printf(_("Undo operation %lld (%s) in %s:\n"), id, r->kind ? pw_render_safe(r->kind) : "?",
+	       r->env ? pw_render_safe(r->env) : "?");
 	char **lines = NULL;
 	size_t n = pw_op_history_undo_lines(r, &lines);
 	for (size_t i = 0; i < n; i++) {
-		printf("  %s\n", lines[i]);
+		printf("  %s\n", pw_render_safe(lines[i]));
 		free(lines[i]);
 	}
 	free(lines);
@@ -405,7 +406,7 @@ static int undo_operation(pw_cli *cli, const history_args *h, const char *id_tex
 		pw_cli_print_attempts(&r.uninstall);
 		pw_cli_print_attempts(&r.install);
 		if (!r.operation)
-			printf(_("nothing to undo: %s already is as before operation %lld\n"), r.env, id);
+			printf(_("nothing to undo: %s already is as before operation %lld\n"), pw_render_safe(r.env), id);
 		else
 			printf(_("undone: operation %lld (operation %lld; 'pyward history show %lld' has the details)\n"),
 			       id, (long long)r.operation, (long long)r.operation);

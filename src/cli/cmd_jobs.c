@@ -160,9 +160,9 @@ static void print_started(const pw_cli *cli, const pw_job_rec *r)
 		return;
 	}
 	long long id = (long long)r->id;
-	printf(_("job %lld started in the background (pid %lld): %s %s\n"), id, (long long)r->pid, r->kind,
-	       r->target ? r->target : "");
-	printf(_("  log:     %s\n"), r->log_path);
+	printf(_("job %lld started in the background (pid %lld): %s %s\n"), id, (long long)r->pid,
+	       pw_render_safe(r->kind), r->target ? pw_render_safe(r->target) : "");
+	printf(_("  log:     %s\n"), pw_render_safe(r->log_path));
 	printf(_("  follow:  pyward jobs log %lld --follow\n"), id);
 	printf(_("  wait:    pyward jobs wait %lld\n"), id);
 	printf(_("  cancel:  pyward jobs cancel %lld\n"), id);
@@ -258,8 +258,8 @@ static void print_jobs(const pw_job_list *l)
 		char when[32], dur[16];
 		pw_render_time(r->started_at, when, sizeof when);
 		pw_render_duration(r->duration_ms, dur, sizeof dur);
-		printf("%-6lld %-11s %-14s %-19s %9s  %s\n", (long long)r->id, r->state, r->kind, when, dur,
-		       r->target ? r->target : "-");
+		printf("%-6lld %-11s %-14s %-19s %9s  %s\n", (long long)r->id, pw_render_safe(r->state),
+		       pw_render_safe(r->kind), when, dur, r->target ? pw_render_safe(r->target) : "-");
 	}
 }
 
@@ -289,15 +289,15 @@ static int list_jobs(pw_cli *cli)
 
 static void print_op(const pw_op_rec *op, const pw_attempt_list *att)
 {
-	printf(_("  operation %lld  %s  %s  (attempts so far: %zu)\n"), (long long)op->id, op->kind, op->outcome,
-	       att->count);
+	printf(_("  operation %lld  %s  %s  (attempts so far: %zu)\n"), (long long)op->id, pw_render_safe(op->kind),
+	       pw_render_safe(op->outcome), att->count);
 	for (size_t i = 0; i < att->count; i++) {
 		const pw_attempt_rec *a = &att->items[i];
 		char dur[16];
 		pw_render_duration(a->duration_ms, dur, sizeof dur);
 		printf(_("    attempt %d: %s%s%s  exit %d  class %s  %s\n"), a->seq,
-		       a->index_url ? a->index_url : _("(default index)"), a->proxy ? _(" via ") : "",
-		       a->proxy ? a->proxy : "", a->exit_code, a->klass, dur);
+		       a->index_url ? pw_render_safe(a->index_url) : _("(default index)"), a->proxy ? _(" via ") : "",
+		       a->proxy ? pw_render_safe(a->proxy) : "", a->exit_code, pw_render_safe(a->klass), dur);
 	}
 }
 
@@ -328,14 +328,15 @@ static void print_job(const pw_job_rec *r)
 	char dur[16];
 	pw_render_duration(r->duration_ms, dur, sizeof dur);
 	printf(_("Job %lld\n"), (long long)r->id);
-	printf(_("  state:     %s\n"), r->state);
-	printf(_("  kind:      %s\n"), r->kind);
-	printf(_("  target:    %s\n"), r->target ? r->target : "-");
-	printf(_("  command:   %s\n"), r->args);
+	printf(_("  state:     %s\n"), pw_render_safe(r->state));
+	printf(_("  kind:      %s\n"), pw_render_safe(r->kind));
+	printf(_("  target:    %s\n"), r->target ? pw_render_safe(r->target) : "-");
+	printf(_("  command:   %s\n"), pw_render_safe(r->args));
 	printf(_("  started:   %s\n"), r->started_at);
 	printf(_("  finished:  %s\n"), r->finished_at ? r->finished_at : "-");
 	printf(_("  duration:  %s (budget %.0f s)\n"), dur, r->budget_s);
-	printf(_("  process:   pid %lld on %s, user %s\n"), (long long)r->pid, r->host, r->user);
+	printf(_("  process:   pid %lld on %s, user %s\n"), (long long)r->pid, pw_render_safe(r->host),
+	       pw_render_safe(r->user));
 	if (r->exit_status >= 0)
 		printf(_("  exit:      %d\n"), r->exit_status);
 	if (r->cancel_requested_at)
@@ -347,7 +348,7 @@ static void print_job(const pw_job_rec *r)
 	} else if (strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
 		printf(_("  stop reason:\n    the job's process ended without recording an outcome (killed, or the machine restarted)\n"));
 	}
-	printf(_("  log:       %s\n"), r->log_path);
+	printf(_("  log:       %s\n"), pw_render_safe(r->log_path));
 }
 
 static int show_job(pw_cli *cli, const char *id_text)
@@ -384,15 +385,32 @@ static int show_job(pw_cli *cli, const char *id_text)
 
 /* ---------------------------------------------------------------- log */
 
-/* Copy what is new in fd to stdout; returns the bytes copied. */
-static size_t copy_new(int fd)
+/* Copy what is new in fd to stdout, whole lines made safe (pip's words
+ * and a name may carry terminal escapes); a last line without its newline
+ * waits in pending until it has one, or until flush. Returns the bytes read. */
+static size_t copy_new(int fd, char **pending, bool flush)
 {
 	char buf[8192];
 	size_t total = 0;
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof buf)) > 0) {
-		fwrite(buf, 1, (size_t)n, stdout);
+		char *chunk = xstrndup(buf, (size_t)n), *joined = xasprintf("%s%s", *pending ? *pending : "", chunk);
+		free(chunk);
+		free(*pending);
+		char *line = joined, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			printf("%s\n", pw_render_safe(line));
+			line = nl + 1;
+		}
+		*pending = *line ? xstrdup(line) : NULL;
+		free(joined);
 		total += (size_t)n;
+	}
+	if (flush && *pending) {
+		printf("%s\n", pw_render_safe(*pending));
+		free(*pending);
+		*pending = NULL;
 	}
 	fflush(stdout);
 	return total;
@@ -417,16 +435,18 @@ static int show_log(pw_cli *cli, const char *id_text, bool follow)
 	if (!e && (fd = open(r.log_path, O_RDONLY | O_CLOEXEC)) < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("job log %s"), r.log_path);
 	if (!e) {
-		copy_new(fd);
+		char *pending = NULL;
+		copy_new(fd, &pending, !follow);
 		pw_cancel *stop = pw_cli_interrupt_token();
 		/* The log gets its last lines as the job's process exits, just
 		 * after the job is recorded as over: read on until it is quiet. */
 		int quiet = 0;
 		while (follow && !pw_cancel_raised(stop) && quiet < 3) {
 			sleep_ms(POLL_MS);
-			size_t n = copy_new(fd);
+			size_t n = copy_new(fd, &pending, false);
 			quiet = still_running(cat, r.id) || n ? 0 : quiet + 1;
 		}
+		copy_new(fd, &pending, true);
 		close(fd);
 	}
 	pw_job_rec_clear(&r);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/render.h"
 
 #include "clock.h"
 #include "i18n.h"
@@ -266,7 +267,7 @@ static double cell_budget(const pw_cli *cli)
 
 static void print_notice(const pw_cli *cli, const pw_scratch_notice *n)
 {
-	fprintf(stderr, _("%s: notice: %s\n"), cli->prog, n->message);
+	fprintf(stderr, _("%s: notice: %s\n"), cli->prog, pw_render_safe(n->message));
 }
 
 static void print_human(const pw_cli *cli, const pw_scratch_result *r)
@@ -288,10 +289,11 @@ static void print_human(const pw_cli *cli, const pw_scratch_result *r)
 		print_notice(cli, &r->notices[i]);
 	if (r->interp && cli->verbosity >= 0)
 		fprintf(stderr, _("%s: session %s: %s %s %s, %s in %s\n"), cli->prog, r->session,
-			r->interp->implementation ? r->interp->implementation : "Python",
-			r->interp->version ? r->interp->version : "?", r->interp->build ? r->interp->build : "?",
-			r->interp->executable ? r->interp->executable : "?",
-			r->interp->project_dir ? r->interp->project_dir : "?");
+			r->interp->implementation ? pw_render_safe(r->interp->implementation) : "Python",
+			r->interp->version ? pw_render_safe(r->interp->version) : "?",
+			r->interp->build ? pw_render_safe(r->interp->build) : "?",
+			r->interp->executable ? pw_render_safe(r->interp->executable) : "?",
+			r->interp->project_dir ? pw_render_safe(r->interp->project_dir) : "?");
 	if (strcmp(r->status, "timed_out") == 0)
 		fprintf(stderr, _("%s: the cell was stopped after its %g s budget\n"), cli->prog, cell_budget(cli));
 	if (strcmp(r->status, "lost") == 0)
@@ -319,8 +321,9 @@ static int show_list(const pw_cli *cli, const pw_scratch_list *l)
 	       _("INTERPRETER"));
 	for (size_t i = 0; i < l->count; i++) {
 		const pw_scratch_session_info *s = &l->sessions[i];
-		printf("%-24s %-10s %-10lld %-26s %s\n", s->name, s->state, (long long)s->executions,
-		       s->last_use ? s->last_use : "-", s->python ? s->python : "-");
+		printf("%-24s %-10s %-10lld %-26s %s\n", pw_render_safe(s->name), pw_render_safe(s->state),
+		       (long long)s->executions, s->last_use ? pw_render_safe(s->last_use) : "-",
+		       s->python ? pw_render_safe(s->python) : "-");
 	}
 	printf(_("host pid %lld, %lld of %lld workers\n"), (long long)l->host_pid, (long long)l->workers,
 	       (long long)l->max_workers);

@@ -142,9 +142,9 @@ static pw_consent_answer ask_terminal(const pw_consent *what, void *ud)
 	if (!isatty(STDIN_FILENO))
 		return PW_CONSENT_CANNOT_ASK;
 	if (what->heading)
-		fprintf(stderr, "%s\n", what->heading);
+		fprintf(stderr, "%s\n", pw_render_safe(what->heading));
 	for (size_t i = 0; i < what->line_count; i++)
-		fprintf(stderr, "  %s\n", what->lines[i]);
+		fprintf(stderr, "  %s\n", pw_render_safe(what->lines[i]));
 	return pw_cli_confirm(what->question) ? PW_CONSENT_YES : PW_CONSENT_NO;
 }
 
@@ -187,24 +187,26 @@ static void status_text(const pw_op_runtime_status_result *r)
 			printf(_("managed Python runtime not provisioned \xe2\x80\x94 install it with 'pyward runtime install' or from the TUI (one time; the size is asked of the server before you consent)\n"));
 		}
 		if (i->has_previous)
-			printf(_("  an earlier install (%s) is kept: 'pyward runtime rollback' brings it back\n"), i->previous_version);
+			printf(_("  an earlier install (%s) is kept: 'pyward runtime rollback' brings it back\n"),
+		       pw_render_safe(i->previous_version));
 		return;
 	}
 	printf(_("managed Python runtime: %s\n"), pw_op_runtime_status_state(r));
 	if (i->why)
-		printf(_("  problem:    %s\n"), i->why);
-	printf(_("  version:    %s (release %s)\n"), i->version ? i->version : "?", i->release ? i->release : "?");
-	printf(_("  platform:   %s\n"), i->platform ? i->platform : "?");
-	printf(_("  path:       %s\n"), i->path ? i->path : "?");
-	printf(_("  sha256:     %s\n"), i->sha256 ? i->sha256 : "?");
-	printf(_("  source:     %s\n"), i->url ? i->url : "?");
-	printf(_("  pins:       %s%s\n"), i->pins_source ? i->pins_source : "?",
+		printf(_("  problem:    %s\n"), pw_render_safe(i->why));
+	printf(_("  version:    %s (release %s)\n"), i->version ? pw_render_safe(i->version) : "?",
+	       i->release ? pw_render_safe(i->release) : "?");
+	printf(_("  platform:   %s\n"), i->platform ? pw_render_safe(i->platform) : "?");
+	printf(_("  path:       %s\n"), i->path ? pw_render_safe(i->path) : "?");
+	printf(_("  sha256:     %s\n"), i->sha256 ? pw_render_safe(i->sha256) : "?");
+	printf(_("  source:     %s\n"), i->url ? pw_render_safe(i->url) : "?");
+	printf(_("  pins:       %s%s\n"), i->pins_source ? pw_render_safe(i->pins_source) : "?",
 	       i->pins_from_operator ? _(" (operator-supplied --pins)") : "");
-	printf(_("  installed:  %s\n"), i->installed_at ? i->installed_at : "?");
+	printf(_("  installed:  %s\n"), i->installed_at ? pw_render_safe(i->installed_at) : "?");
 	mb(i->size_on_disk, size, sizeof size);
 	printf(_("  size:       %s on disk\n"), size);
 	if (i->has_previous)
-		printf(_("  previous:   %s (pyward runtime rollback)\n"), i->previous_version);
+		printf(_("  previous:   %s (pyward runtime rollback)\n"), pw_render_safe(i->previous_version));
 	baseline_text(r);
 }
 
@@ -231,9 +233,9 @@ static void print_plan(const pw_runtime_request *rq, const pw_runtime_plan *p, F
 	char *lines[PW_OP_INSTALL_CONSENT_LINES];
 	pw_consent what;
 	pw_op_runtime_install_consent(rq, p, lines, &what);
-	fprintf(out, "%s\n", what.heading);
+	fprintf(out, "%s\n", pw_render_safe(what.heading));
 	for (size_t i = 0; i < what.line_count; i++) {
-		fprintf(out, "  %s\n", lines[i]);
+		fprintf(out, "  %s\n", pw_render_safe(lines[i]));
 		free(lines[i]);
 	}
 }
@@ -317,7 +319,7 @@ static int run_verify(pw_cli *cli, const runtime_args *a)
 		rc = r.diffs ? PW_EXIT_FAILED : 0;
 	} else {
 		for (size_t i = 0; i < v->line_count; i++)
-			printf("%s\n", v->lines[i]);
+			printf("%s\n", pw_render_safe(v->lines[i])); /* file names from the tree */
 		printf(_("%lld files checked: %zu modified, %zu mode changed, %zu missing, %zu unexpected\n"),
 		       (long long)v->files_checked, v->modified, v->mode, v->missing, v->unexpected);
 		if (v->caches_ignored && cli->verbosity >= 0)

@@ -115,7 +115,7 @@ static int handle_option(int code, const char *arg, void *ud)
 static void print_list(const pw_cli *cli, const pw_venv_list *l)
 {
 	for (size_t i = 0; i < l->root_count; i++)
-		printf(_("scanned %s\n"), l->roots[i]);
+		printf(_("scanned %s\n"), pw_render_safe(l->roots[i]));
 	if (l->count == 0)
 		printf(P_("no environments found (%zu folder looked at)\n",
 			  "no environments found (%zu folders looked at)\n", l->dirs_visited),
@@ -125,7 +125,8 @@ static void print_list(const pw_cli *cli, const pw_venv_list *l)
 		printf("%-40s %-10s %-8s %s\n", _("PATH"), _("KIND"), _("PYTHON"), _("PIP"));
 	for (size_t i = 0; i < l->count; i++) {
 		const pw_venv_info *v = &l->items[i];
-		printf("%-40s %-10s %-8s %s%s\n", v->path, v->kind, v->version ? v->version : "?",
+		printf("%-40s %-10s %-8s %s%s\n", pw_render_safe(v->path), pw_render_safe(v->kind),
+		       v->version ? pw_render_safe(v->version) : "?",
 		       v->has_pip ? _("pip") : _("no pip"), v->python_exists ? "" : _(" (interpreter missing)"));
 	}
 	if (l->truncated && cli->verbosity >= 0)
@@ -160,17 +161,17 @@ static void print_created(const pw_cli *cli, const pw_created *c)
 		printf(_("%s is already an environment (Python %s), but its pip did not work: pip repaired\n"),
 		       c->path, c->r.version ? c->r.version : "?");
 	} else if (c->r.existed) {
-		printf(_("%s is already an environment (Python %s): nothing to do\n"), c->path,
-		       c->r.version ? c->r.version : "?");
+		printf(_("%s is already an environment (Python %s): nothing to do\n"), pw_render_safe(c->path),
+		       c->r.version ? pw_render_safe(c->r.version) : "?");
 	} else {
-		printf(_("created %s with Python %s\n  base: %s\n"), c->path, c->r.version ? c->r.version : "?",
-		       c->why ? c->why : "?");
+		printf(_("created %s with Python %s\n  base: %s\n"), pw_render_safe(c->path),
+		       c->r.version ? pw_render_safe(c->r.version) : "?", c->why ? pw_render_safe(c->why) : "?");
 		if (c->r.remade)
 			printf("%s", _("  (an interrupted create had left it half-made: made again)\n"));
 		if (c->r.seeded_fast && c->r.written)
-			printf(_("  pip: linked from the box's image of %s\n"), c->r.pip_wheel ? c->r.pip_wheel : "?");
+			printf(_("  pip: linked from the box's image of %s\n"), c->r.pip_wheel ? pw_render_safe(c->r.pip_wheel) : "?");
 		else if (c->r.seeded_fast)
-			printf(_("  pip: unpacked from %s\n"), c->r.pip_wheel ? c->r.pip_wheel : "?");
+			printf(_("  pip: unpacked from %s\n"), c->r.pip_wheel ? pw_render_safe(c->r.pip_wheel) : "?");
 	}
 }
 
@@ -201,14 +202,16 @@ static void print_line(void *ud, pw_stream s, const char *line, size_t len)
 	if (cli->json || cli->verbosity < 1)
 		return;
 	(void)s;
-	fprintf(stderr, "  | %.*s\n", (int)len, line);
+	char *text = xstrndup(line, len);
+	fprintf(stderr, "  | %s\n", pw_render_safe(text)); /* pip's words: shown safe */
+	free(text);
 }
 
 static void say_note(void *ud, const char *text)
 {
 	const pw_cli *cli = ud;
 	if (cli->verbosity >= 0 && !cli->json)
-		fprintf(stderr, "%s: %s\n", cli->prog, text);
+		fprintf(stderr, "%s: %s\n", cli->prog, pw_render_safe(text));
 }
 
 typedef struct pip_job {
@@ -237,8 +240,8 @@ static int report_pip(pw_cli *cli, const pw_op_venv_pip_result *r, pw_err *e)
 		pw_cli_print_attempts(&r->pip);
 	if (!e) {
 		if (!cli->json && cli->verbosity >= 0)
-			printf(_("done in %s (operation %lld; 'pyward history show %lld' has the details)\n"), r->venv,
-			       (long long)r->operation, (long long)r->operation);
+			printf(_("done in %s (operation %lld; 'pyward history show %lld' has the details)\n"),
+			       pw_render_safe(r->venv), (long long)r->operation, (long long)r->operation);
 		return 0;
 	}
 	/* With --json the result object above carries the error already. */
@@ -295,7 +298,7 @@ static int run_remove(pw_cli *cli, int nops, char **ops)
 	if (cli->json)
 		pw_render_json(stdout, pw_op_venv_remove_json(removed));
 	else
-		printf(_("removed %s\n"), removed);
+		printf(_("removed %s\n"), pw_render_safe(removed));
 	free(removed);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "i18n.h"
 #include "pipclass.h"
 #include "redact.h"
+#include "visible.h"
 #include "xalloc.h"
 
 #include <langinfo.h>
@@ -141,11 +142,27 @@ static int display_width(const char *text)
 	return cols;
 }
 
+/* Escaped copies handed out in turn: a printf may take several. */
+#define SAFE_RING 32
+
+const char *pw_render_safe(const char *s)
+{
+	static char *ring[SAFE_RING];
+	static unsigned next;
+	if (!s)
+		return NULL;
+	unsigned i = next++ % SAFE_RING;
+	free(ring[i]);
+	ring[i] = pw_visible(s);
+	return ring[i];
+}
+
 /* Width-aware cut: counts display columns, never splits a character. */
 void pw_render_cell(FILE *out, const char *text, int width, int right_align)
 {
 	if (!text)
 		text = "-";
+	text = pw_render_safe(text);
 	int total = display_width(text);
 	if (total <= width) {
 		if (right_align)
@@ -184,7 +201,9 @@ void pw_render_indented(const char *text, const char *indent)
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
 		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("%s%.*s\n", indent, len, p);
+		char *line = xstrndup(p, (size_t)len);
+		printf("%s%s\n", indent, pw_render_safe(line));
+		free(line);
 		p += len + (nl ? 1 : 0);
 	}
 }
@@ -196,7 +215,8 @@ void pw_cli_print_attempts(const pw_pip_result *res)
 		char dur[16];
 		pw_render_duration(a->duration_ms, dur, sizeof dur);
 		fprintf(stderr, _("attempt %zu: %s%s%s -> %s (exit %d, %s)\n"), i + 1,
-			a->index ? a->index : _("default index"), a->proxy ? _(" via ") : "", a->proxy ? a->proxy : "",
+			a->index ? pw_render_safe(a->index) : _("default index"), a->proxy ? _(" via ") : "",
+			a->proxy ? pw_render_safe(a->proxy) : "",
 			a->stopped ? _("stopped") : pw_pipclass_name(a->klass), a->exit_code, dur);
 	}
 }
