@@ -251,7 +251,8 @@ static void print_install_result(const pw_cli *cli, const pw_runtime_plan *p, co
 	}
 	char size[32];
 	mb(r->bytes_on_disk, size, sizeof size);
-	printf(_("installed CPython %s: %lld files, %s, in %s\n"), p->pin->version, (long long)r->files, size, r->path);
+	printf(_("installed CPython %s: %lld files, %s, in %s\n"), p->pin->version, (long long)r->files, size,
+	       pw_render_safe(r->path));
 	if (r->resumed_from > 0)
 		printf(_("  the download resumed from byte %lld\n"), (long long)r->resumed_from);
 	if (r->reused_cache)
@@ -315,7 +316,7 @@ static int run_verify(pw_cli *cli, const runtime_args *a)
 	} else if (a->rpm_format) {
 		/* rpm -V prints nothing when everything matches */
 		for (size_t i = 0; i < v->line_count; i++)
-			printf("%s\n", v->rpm_lines[i]);
+			printf("%s\n", pw_render_safe(v->rpm_lines[i]));
 		rc = r.diffs ? PW_EXIT_FAILED : 0;
 	} else {
 		for (size_t i = 0; i < v->line_count; i++)
@@ -371,7 +372,7 @@ static int run_baseline(pw_cli *cli, const runtime_args *a)
 		pw_cli_print_attempts(&r.pip);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && !cli->json) {
-		printf(_("the baseline from %s is installed in the managed runtime\n"), r.requirements);
+		printf(_("the baseline from %s is installed in the managed runtime\n"), pw_render_safe(r.requirements));
 		printf(_("recorded in the runtime's manifest for 'pyward runtime verify': %zu files added, "
 			 "%zu changed, %zu removed\n"), r.changes.added, r.changes.changed, r.changes.removed);
 	}

@@ -314,11 +314,11 @@ static void print_rpm(const pw_rc_report *r)
 		for (size_t k = 0; k < r->dists[i].count; k++) {
 			const pw_rc_file *f = &r->dists[i].files[k];
 			if (f->kind == PW_RC_MODIFIED)
-				printf("%s    %s\n", f->rpm_flags, f->path);
+				printf("%s    %s\n", f->rpm_flags, pw_render_safe(f->path));
 			else if (f->kind == PW_RC_MISSING)
-				printf("missing     %s\n", f->path);
+				printf("missing     %s\n", pw_render_safe(f->path));
 			else if (f->kind == PW_RC_UNEXPECTED)
-				printf("unexpected  %s\n", f->path);
+				printf("unexpected  %s\n", pw_render_safe(f->path));
 		}
 	}
 }
@@ -333,12 +333,12 @@ static void print_verify(const pw_cli *cli, const pw_rc_report *r)
 			if (f->kind == PW_RC_UNCHECKED && cli->verbosity < 1)
 				continue;
 			if (!head)
-				printf("%s %s\n", d->name, d->version);
+				printf("%s %s\n", pw_render_safe(d->name), pw_render_safe(d->version));
 			head = true;
 			if (f->kind == PW_RC_MODIFIED)
-				printf("  %-10s %s (%s)\n", pw_rc_kind_name(f->kind), f->path, f->rpm_flags);
+				printf("  %-10s %s (%s)\n", pw_rc_kind_name(f->kind), pw_render_safe(f->path), f->rpm_flags);
 			else
-				printf("  %-10s %s\n", pw_rc_kind_name(f->kind), f->path);
+				printf("  %-10s %s\n", pw_rc_kind_name(f->kind), pw_render_safe(f->path));
 		}
 	}
 	printf(P_("%zu distribution, %zu files checked: %zu modified, %zu missing, %zu unexpected, "
