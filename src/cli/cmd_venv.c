@@ -46,6 +46,7 @@ typedef struct venv_args {
 	size_t editable_count;
 	int argc;          /* the command's words, for --background to start it again */
 	char **argv;
+	unsigned given; /* the options given, one bit per venv_takes entry */
 } venv_args;
 
 enum { OPT_VENV = 0x400, OPT_PYTHON, OPT_INDEX, OPT_PROXY, OPT_UPGRADE, OPT_DEPTH, OPT_SEED, OPT_EDITABLE, OPT_BACKGROUND,
@@ -76,9 +77,52 @@ static int add_path(venv_args *a, const char **list, size_t *count, const char *
 	return 0;
 }
 
+/* Which verb takes which option; any other is refused with exit 2 (an
+ * option silently ignored would let a user believe it applied). */
+static const struct {
+	int code;
+	const char *verbs; /* " verb verb " */
+} venv_takes[] = {
+	{ OPT_VENV, " install uninstall verify " }, { OPT_PYTHON, " create " },
+	{ OPT_INDEX, " install " },                   { OPT_PROXY, " install " },
+	{ OPT_UPGRADE, " install " },                 { OPT_BACKGROUND, " install uninstall " },
+	{ OPT_DEPTH, " discover " },                  { OPT_SEED, " create " },
+	{ OPT_FORMAT, " verify " },                   { 'r', " install uninstall " },
+	{ 'e', " install uninstall " },
+};
+#define VENV_TAKES (sizeof venv_takes / sizeof venv_takes[0])
+
+static void note_given(venv_args *a, int code)
+{
+	for (size_t i = 0; i < VENV_TAKES; i++)
+		if (venv_takes[i].code == code)
+			a->given |= 1u << i;
+}
+
+/* The first option given that verb does not take ("--depth", "-r"), or NULL. */
+static const char *venv_option_not_taken(const venv_args *a, const char *verb)
+{
+	char *key = xasprintf(" %s ", verb);
+	const char *bad = NULL;
+	for (size_t i = 0; i < VENV_TAKES && !bad; i++) {
+		if (!(a->given & (1u << i)) || strstr(venv_takes[i].verbs, key))
+			continue;
+		if (venv_takes[i].code == 'r')
+			bad = "-r";
+		else if (venv_takes[i].code == 'e')
+			bad = "-e";
+		for (const struct option *o = venv_longopts; !bad && o->name; o++)
+			if (o->val == venv_takes[i].code)
+				bad = o->name;
+	}
+	free(key);
+	return bad;
+}
+
 static int handle_option(int code, const char *arg, void *ud)
 {
 	venv_args *a = ud;
+	note_given(a, code);
 	switch (code) {
 	case OPT_VENV: a->venv = arg; return 0;
 	case OPT_PYTHON: a->python = arg; return 0;
@@ -392,6 +436,15 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 	if (e)
 		return pw_cli_fail(cli, e);
 	const char *sub = argv[first];
+	static const char *const verbs[] = { "discover", "create", "install", "uninstall", "remove", "verify" };
+	bool known = false;
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		known = known || strcmp(sub, verbs[i]) == 0;
+	const char *extra = known ? venv_option_not_taken(&a, sub) : NULL;
+	if (extra) {
+		pw_cli_usage_error(cli, _("'venv %s' does not take %s%s"), sub, extra[0] == '-' ? "" : "--", extra);
+		return PW_EXIT_USAGE;
+	}
 	int nops = argc - first - 1;
 	char **ops = argv + first + 1;
 	static const pip_job install = { "venv.install", true };

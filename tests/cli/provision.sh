@@ -22,7 +22,7 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:1/x.tar.gz" "$SHA"
 DEAD=$(closed_port)
 export PYWARD_PROXY_PORTS=$DEAD PYWARD_MIRRORS="http://127.0.0.1:$DEAD/simple/"
 unset PYWARD_BASELINE PIP_INDEX_URL
-plan 37
+plan 39
 
 # ---- the option table: each subcommand refuses what it does not take
 bad=""
@@ -48,6 +48,30 @@ for combo in \
 	if [ "$RC" != 2 ] || ! printf '%s' "$ERR" | grep -q -- "does not take $opt"; then bad="$bad [$combo: $RC]"; fi
 done
 is "$bad" "" "each runtime subcommand refuses, with exit 2 and its name, each option it does not take (56 pairs)"
+# the same for venv's verbs
+bad=""
+for combo in \
+	"discover --venv=v" "discover --python=p" "discover --index=u" "discover --proxy=u" "discover --upgrade" \
+	"discover --background" "discover --seed=pip" "discover --format=rpm" "discover -r f" "discover -e d" \
+	"create --venv=v" "create --index=u" "create --proxy=u" "create --upgrade" "create --background" \
+	"create --depth=2" "create --format=rpm" "create -r f" "create -e d" \
+	"install --python=p" "install --depth=2" "install --seed=pip" "install --format=rpm" \
+	"uninstall --python=p" "uninstall --index=u" "uninstall --proxy=u" "uninstall --upgrade" \
+	"uninstall --depth=2" "uninstall --seed=pip" "uninstall --format=rpm" \
+	"remove --venv=v" "remove --python=p" "remove --index=u" "remove --proxy=u" "remove --upgrade" \
+	"remove --background" "remove --depth=2" "remove --seed=pip" "remove --format=rpm" "remove -r f" "remove -e d" \
+	"verify --python=p" "verify --index=u" "verify --proxy=u" "verify --upgrade" "verify --background" \
+	"verify --depth=2" "verify --seed=pip" "verify -r f" "verify -e d"; do
+	# shellcheck disable=SC2086
+	P venv $combo x
+	opt=${combo#* }
+	opt=${opt%%=*}
+	opt=${opt% *}
+	if [ "$RC" != 2 ] || ! printf '%s' "$ERR" | grep -q -- "does not take $opt"; then bad="$bad [$combo: $RC]"; fi
+done
+is "$bad" "" "each venv verb refuses, with exit 2 and its name, each option it does not take (50 pairs)"
+P venv discover --depth=1
+is "$RC" 0 "an option the verb takes is still fine"
 P runtime --no-baseline verify
 is "$RC" 2 "an option before the subcommand word is checked too"
 ok "nothing was installed by the refused commands" test ! -e "$BOX/runtime/python/current"
