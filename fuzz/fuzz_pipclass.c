@@ -1,6 +1,6 @@
 /* Fuzz target: the classifier of pip's output (the first byte is the exit
  * code) and the project-name normaliser. */
-/* sources: pipclass.c libload.c sigpipe.c curl_shim.c archive_shim.c err.c xalloc.c */
+/* sources: pipclass.c libload.c sigpipe.c curl_shim.c archive_shim.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "pipclass.h"

@@ -1,7 +1,7 @@
 /* Fuzz target: the scratchpad's message decoders, as a client meets the
  * host's lines (result, session list, lease, error) and the host meets a
  * client's (request). One input is one line of any bytes. */
-/* sources: scratch_proto.c err.c xalloc.c */
+/* sources: scratch_proto.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "scratch_proto.h"

@@ -1,5 +1,5 @@
 /* Fuzz target: the settings file parser. */
-/* sources: settings.c err.c xalloc.c */
+/* sources: settings.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "settings.h"
