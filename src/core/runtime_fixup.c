@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Sysconfig data and the Makefile are tens of kilobytes; anything far
  * larger is not what upstream ships. */
@@ -262,4 +263,40 @@ pw_err *pw_runtime_pep668_aside(const char *root, bool aside)
 	}
 	list_free(dirs, n);
 	return e;
+}
+
+/* dir holds a compiled entry for term (ncurses' letter or hex layout). */
+static bool has_entry(const char *dir, const char *term)
+{
+	char *a = xasprintf("%s/%c/%s", dir, term[0], term);
+	char *b = xasprintf("%s/%02x/%s", dir, (unsigned char)term[0], term);
+	bool ok = access(a, R_OK) == 0 || access(b, R_OK) == 0;
+	free(a);
+	free(b);
+	return ok;
+}
+
+char *pw_runtime_terminfo_env(const char *root, const char *term)
+{
+	if (!term || !*term || strchr(term, '/') || strstr(term, ".."))
+		return NULL;
+	static const char *const system_dirs[] = { "/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo",
+						   "/usr/lib/terminfo" };
+	for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+		if (has_entry(system_dirs[i], term))
+			return NULL;
+	const char *own = getenv("TERMINFO"), *dirs = getenv("TERMINFO_DIRS");
+	if (own && *own && has_entry(own, term))
+		return NULL;
+	char *copy = xstrdup(dirs ? dirs : "");
+	bool found = false;
+	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save))
+		found = has_entry(d, term);
+	free(copy);
+	char *bundled = xasprintf("%s/share/terminfo", root);
+	char *out = NULL;
+	if (!found && has_entry(bundled, term))
+		out = dirs && *dirs ? xasprintf("TERMINFO_DIRS=%s:%s", bundled, dirs) : xasprintf("TERMINFO_DIRS=%s", bundled);
+	free(bundled);
+	return out;
 }

@@ -52,4 +52,10 @@ const char *pw_runtime_fixup_externally_managed(void);
  * aside, which `runtime verify` reports (missing, unexpected). */
 pw_err *pw_runtime_pep668_aside(const char *root, bool aside);
 
+/* For the children pyward starts in the runtime (exec): when no terminfo
+ * directory of the system knows term and the runtime bundles an entry for
+ * it (root/share/terminfo, as upstream archives do), "TERMINFO_DIRS=..."
+ * naming the bundled one first; else NULL. malloc'd. */
+char *pw_runtime_terminfo_env(const char *root, const char *term);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "runtime.h"
+#include "runtime_fixup.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -26,7 +27,11 @@ pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw
 	av[0] = r->python;
 	for (size_t i = 0; i < n; i++)
 		av[i + 1] = rq->args[i];
-	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", NULL };
+	/* the runtime's bundled terminfo when the system has none for $TERM */
+	char *current = xasprintf("%s/runtime/python/current", ctx->box_root);
+	char *terminfo = pw_runtime_terminfo_env(current, getenv("TERM"));
+	free(current);
+	const char *env_add[] = { "PYTHONIOENCODING=utf-8", "PYTHONNOUSERSITE=1", terminfo, NULL };
 	pw_run_opts o = {
 		.argv = av, .cwd = ctx->workspace, .env_add = env_add,
 		.deadline_ms = pw_clock_deadline_after(ctx->timeout), .cancel = io ? io->cancel : NULL,
@@ -34,6 +39,7 @@ pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw
 	};
 	e = pw_run(&o, &r->run);
 	free(av);
+	free(terminfo);
 	return e;
 }
 

@@ -20,7 +20,7 @@ PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 unset PYWARD_MIRRORS PIP_INDEX_URL
 export PYWARD_PROXY_PORTS=$(closed_port)
-plan 14
+plan 16
 
 mkdir -p "$WORLD/peek" && tar -xzf "$WORLD/rt/cpython-fixture-install_only.tar.gz" -C "$WORLD/peek"
 ok "the fixture carries upstream's /install prefix in its sysconfig data" \
@@ -59,5 +59,11 @@ out=$("$PY" -m pip install --index-url "$INDEX_ok_URL" pwtest-alpha==1.0 2>&1)
 ok "a stray pip install into the runtime fails" test $? -ne 0
 like "$out" "externally-managed-environment" "pip says the environment is externally managed"
 like "$out" "pyward runtime baseline --requirements FILE" "and gives pyward's message with the command to use"
+
+# ---- a $TERM the system does not know: exec points at the bundled terminfo
+TERM=pyward-fixture P exec -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
+is "$OUT" "$BOX/runtime/python/current/share/terminfo" "exec gets TERMINFO_DIRS for a TERM only the runtime knows"
+TERM=xterm P exec -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
+is "$OUT" "None" "and none for a TERM the system knows"
 
 done_testing
