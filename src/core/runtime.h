@@ -82,7 +82,7 @@ typedef struct pw_runtime_install_result {
 /* Free space needed for an archive of size bytes (archive + extracted tree). */
 int64_t pw_runtime_space_needed(int64_t size);
 /* Plain checks before any byte moves: box root writable, free space (when
- * size is known), host resolves (when url is http(s) and no archive). */
+ * size is known). url and archive are accepted for the record only. */
 pw_err *pw_runtime_preflight(const char *box_root, const char *url, const char *archive, int64_t size);
 pw_err *pw_runtime_install(const pw_runtime_install_opts *o, pw_runtime_install_result *r);
 void pw_runtime_install_result_clear(pw_runtime_install_result *r);

@@ -114,7 +114,7 @@ void pw_op_runtime_install_consent(const pw_runtime_request *rq, const pw_runtim
 	*what = (pw_consent){
 		.kind = "runtime.install",
 		.doing = _("installing the runtime"),
-		.question = _("Download and install it?"),
+		.question = rq->archive ? _("Install it?") : _("Download and install it?"),
 		.heading = plan->baseline ? _("pyward will install the managed Python runtime and its baseline:")
 					  : _("pyward will install the managed Python runtime:"),
 		.lines = (const char *const *)lines,
@@ -179,17 +179,28 @@ pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *r
 		r->dry_run = true;
 		return NULL;
 	}
-	if (!e)
-		e = pw_runtime_preflight(ctx->box_root, plan->url, rq->archive, plan->size);
-	if (e || rq->plan_only)
+	if (rq->plan_only || pw_err_code(e) == PW_ERR_REFUSED)
 		return e;
+	/* From here every outcome is recorded, whatever stage fails: a plan
+	 * that cannot be made, a declined consent, the preflight, the download.
+	 * The plan is shown (the consent) before any check that may fail on a
+	 * network, so an offline user still sees what would be installed. */
 	pw_catalog *cat = NULL;
-	e = pw_ops_catalog_rw(ctx, &cat);
-	char *target = pw_runtime_plan_target(plan);
-	if (!e)
-		e = pw_ops_op_begin(ctx, cat, "runtime.install", target, &r->operation);
+	pw_err *ce = pw_ops_catalog_rw(ctx, &cat);
+	if (ce) {
+		pw_err_free(e);
+		return ce;
+	}
+	char *target = e ? xstrdup("?") : pw_runtime_plan_target(plan);
+	pw_err *be = pw_ops_op_begin(ctx, cat, "runtime.install", target, &r->operation);
+	if (be) {
+		pw_err_free(e);
+		e = be;
+	}
 	if (!e)
 		e = ask_install(rq, plan, io);
+	if (!e)
+		e = pw_runtime_preflight(ctx->box_root, plan->url, rq->archive, plan->size);
 	if (!e)
 		e = pw_runtime_plan_install(ctx, rq, plan, cat, r->operation, io->cancel, io->events, &r->install);
 	r->runtime_installed = !e;

@@ -104,10 +104,17 @@ void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_pla
 	pw_runtime_plan_mb(p->size < 0 ? -1 : pw_runtime_space_needed(p->size) - p->size, disk, sizeof disk);
 	lines[0] = xasprintf(_("what:   CPython %s (release %s) for %s"), p->pin->version, p->pin->release,
 			     p->pin->platform);
-	char *from = rq->archive ? xstrdup(rq->archive) : pw_fetch_url_shown(p->url); /* no credentials shown */
-	lines[1] = xasprintf(_("from:   %s"), from);
-	free(from);
-	lines[2] = xasprintf(_("size:   %s to download, at most %s on disk"), size, disk);
+	if (rq->archive) {
+		lines[1] = xasprintf(_("from:   %s (a local archive: nothing is downloaded)"), rq->archive);
+		lines[2] = xasprintf(_("size:   %s archive, at most %s on disk"), size, disk);
+	} else {
+		char *from = pw_fetch_url_shown(p->url); /* no credentials shown */
+		lines[1] = xasprintf(_("from:   %s"), from);
+		free(from);
+		/* Said once, plainly, when the pins table has no size. */
+		lines[2] = p->size < 0 ? xstrdup(_("size:   unknown until the server answers (the pins table gives none)"))
+				       : xasprintf(_("size:   %s to download, at most %s on disk"), size, disk);
+	}
 	lines[3] = xasprintf(_("sha256: %s"), p->pin->sha256);
 	lines[4] = xasprintf(_("pinned: in %s%s"), pw_pins_source(p->pins), rq->pins_file ? _(" (operator-supplied)") : "");
 	lines[5] = xasprintf(_("into:   %s"), p->dest);
