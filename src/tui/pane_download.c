@@ -19,6 +19,7 @@
 #include "ops/op_runtime.h"
 
 #include "clock.h"
+#include "paths.h"
 #include "events.h"
 #include "i18n.h"
 #include "xalloc.h"
@@ -50,6 +51,7 @@ typedef struct download_pane {
 	/* outcome */
 	char *result, *result_hint;
 	pw_color result_color;
+	char *source;               /* s: a mirror URL or a local archive for this session's installs */
 	char *log[LOG_LINES];
 } download_pane;
 
@@ -90,6 +92,16 @@ static dl_job *dl_job_new(download_pane *p, bool planned)
 static void set_result(download_pane *p, pw_color c, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The core's hints name the command line's options; here the same advice
+ * is what can be done in this interface. */
+static const char *tui_hint(const char *hint)
+{
+	if (hint && strstr(hint, "--mirror"))
+		return _("press s to give a mirror URL or a local archive, then i to install again "
+			 "(or set runtime_mirror in the settings file)");
+	return hint;
+}
+
 static void set_result(download_pane *p, pw_color c, const char *hint, const char *fmt, ...)
 {
 	va_list ap;
@@ -98,10 +110,16 @@ static void set_result(download_pane *p, pw_color c, const char *hint, const cha
 	p->result = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(p->result_hint);
+	hint = tui_hint(hint);
 	p->result_hint = hint ? xstrdup(hint) : NULL;
 	p->result_color = c;
 	p->state = DL_DONE;
-	pw_app_status(p->app, c, "%s", p->result);
+	/* The pane shows the whole message; the frame's status line only says
+	 * where to read it, so a long error never runs along the border. */
+	if (c == PW_C_ERROR)
+		pw_app_status(p->app, c, _("%.*s: pane 2 says why"), (int)strcspn(p->result, ":"), p->result);
+	else
+		pw_app_status(p->app, c, "%s", p->result);
 }
 
 static void clear_plan(download_pane *p)
@@ -289,6 +307,7 @@ static void destroy(void *self)
 	clear_log(p);
 	free(p->result);
 	free(p->result_hint);
+	free(p->source);
 	free(p);
 }
 
@@ -373,12 +392,14 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 	pw_draw_set(win, PW_C_TITLE);
 	pw_draw_text(win, y, r.x, r.w, _("Managed Python runtime: download and install"));
 	pw_draw_set(win, PW_C_NORMAL);
+	if (p->source) /* the row under the title, in every state */
+		pw_draw_textf(win, y + 1, r.x, r.w, _("source: %s (s changes it)"), p->source);
 	y += 2;
 	switch (p->state) {
 	case DL_IDLE:
-		pw_draw_wrapped(win, y, r.x, r.w, 4, 0,
-				_("No download running. Press i to install the managed runtime: you are shown what, from "
-				  "where, how big and where it goes before anything is downloaded."));
+		y += pw_draw_wrapped(win, y, r.x, r.w, 4, 0,
+				     _("No download running. Press i to install the managed runtime: you are shown what, "
+				       "from where, how big and where it goes before anything is downloaded."));
 		return;
 	case DL_PLANNING:
 		pw_draw_text(win, y, r.x, r.w, _("Preparing: reading the pins, asking the size, checking space..."));
@@ -408,11 +429,40 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		draw_result(p, win, r, r.y + r.h - 4);
 }
 
+/* s: the source for the next installs; a URL is a mirror, anything else a
+ * local archive (as --mirror and --archive on the command line). */
+static void source_entered(void *ud, const char *text)
+{
+	download_pane *p = ud;
+	if (!text)
+		return;
+	free(p->source);
+	p->source = NULL;
+	p->rq.mirror = p->rq.archive = NULL;
+	size_t n = strspn(text, " ");
+	if (text[n]) {
+		bool url = strncmp(text + n, "https://", 8) == 0 || strncmp(text + n, "http://", 7) == 0;
+		p->source = url ? xstrdup(text + n) : pw_paths_absolute(text + n);
+		if (url)
+			p->rq.mirror = p->source;
+		else
+			p->rq.archive = p->source;
+	}
+	pw_app_status(p->app, PW_C_NORMAL, "%s",
+		      p->source ? _("the next install uses this source (i installs)") : _("the next install uses the pinned URL"));
+}
+
 static bool key(void *self, int ch)
 {
 	download_pane *p = self;
 	if (ch == 'i') {
 		pw_download_begin(p->app);
+		return true;
+	}
+	if (ch == 's' && p->state != DL_RUNNING && p->state != DL_PLANNING && p->state != DL_ASKING) {
+		pw_dialog_input(p->app, _("Source"),
+				_("A mirror URL, or the path of a local archive (empty: the pinned URL):"),
+				p->source ? p->source : "", source_entered, p);
 		return true;
 	}
 	if (ch == PW_KEY_ESC && p->state == DL_RUNNING && !p->cancelling) {
@@ -425,6 +475,7 @@ static bool key(void *self, int ch)
 static const pw_help_key help_keys[] = {
 	{ N_("i"), N_("install the managed runtime (asks first; No is the default)") },
 	{ N_("Esc"), N_("cancel the running download (installing again resumes it)") },
+	{ N_("s"), N_("install from a mirror URL or a local archive instead of the pinned URL") },
 	{ NULL, NULL },
 };
 
@@ -436,5 +487,5 @@ const pw_pane_ops pw_pane_download = {
 	.key = key,
 	.on_event = on_event,
 	.help_keys = help_keys,
-	.hint = N_("i install  Esc cancel"),
+	.hint = N_("i install  s source  Esc cancel"),
 };
