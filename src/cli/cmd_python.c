@@ -147,7 +147,7 @@ static char *read_stream(FILE *f, const char *name, pw_err **e)
 	return buf;
 }
 
-static pw_err *read_code(const py_args *a, const char *operand, char **code)
+static pw_err *read_code(const pw_guard *guard, const py_args *a, const char *operand, char **code)
 {
 	*code = NULL;
 	if (a->code) {
@@ -161,11 +161,17 @@ static pw_err *read_code(const py_args *a, const char *operand, char **code)
 		*code = read_stream(stdin, _("standard input"), &e);
 		return e;
 	}
-	FILE *f = fopen(operand, "r");
-	if (!f)
-		return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("cannot read %s"), operand);
-	*code = read_stream(f, operand, &e);
-	fclose(f);
+	/* A file to run comes from inside the allowed roots, as exec's does. */
+	char *abs = NULL;
+	e = pw_guard_resolve(guard, operand, &abs);
+	FILE *f = e ? NULL : fopen(abs, "r");
+	if (!e && !f)
+		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("cannot read %s"), operand);
+	if (f) {
+		*code = read_stream(f, operand, &e);
+		fclose(f);
+	}
+	free(abs);
 	return e;
 }
 
@@ -173,9 +179,18 @@ static pw_err *read_code(const py_args *a, const char *operand, char **code)
 
 static pw_err *venv_python(const pw_cli *cli, const char *venv, char **dir, char **python)
 {
-	char *abs = venv[0] == '/' ? xstrdup(venv) : xasprintf("%s/%s", cli->ctx.workspace, venv);
-	char *py = xasprintf("%s/bin/python", abs);
-	if (access(py, X_OK) != 0) {
+	char *abs = NULL, *py = NULL, *managed = xasprintf("%s/runtime", cli->ctx.box_root);
+	/* Inside the allowed roots, and its interpreter where the environment says. */
+	pw_err *bad = pw_guard_resolve(cli->ctx.guard, venv, &abs);
+	if (!bad && access(abs, F_OK) == 0)
+		bad = pw_venv_interpreter(abs, managed, &py);
+	free(managed);
+	if (bad && (!abs || pw_err_code(bad) == PW_ERR_REFUSED)) {
+		free(abs);
+		return bad;
+	}
+	pw_err_free(bad);
+	if (!py || access(py, X_OK) != 0) {
 		pw_err *e = pw_err_new(PW_ERR_USAGE, _("create one with 'pyward venv create', or pass --python PATH"),
 				       _("%s is not a virtual environment (no bin/python)"), abs);
 		free(abs);
@@ -375,7 +390,10 @@ static int do_admin(pw_cli *cli, const py_args *a, const char *session)
 static int do_run(pw_cli *cli, const py_args *a, const char *session, const char *operand)
 {
 	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = a->reset, .max_output = a->max_output };
-	pw_err *e = read_code(a, operand, &req.code);
+	pw_err *e = read_code(cli->ctx.guard, a, operand, &req.code);
+	/* A cell can write anywhere the user can: no cells in read-only mode. */
+	if (!e && req.code)
+		e = pw_ops_require_write(&cli->ctx, _("running code in the scratchpad"));
 	json_t *text = !e && req.code ? json_string(req.code) : NULL; /* NULL when not UTF-8 */
 	if (!e && req.code && !text)
 		e = pw_err_new(PW_ERR_USAGE, _("save the code as UTF-8"), _("the code is not UTF-8 text"));

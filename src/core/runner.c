@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "runner.h"
+#include "cgroup.h"
 #include "clock.h"
 #include "i18n.h"
 #include "xalloc.h"
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -46,8 +48,12 @@ enum {
 
 static const char *const keep_names[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR",
+	/* The XDG base directories only: XDG_SESSION_COOKIE and the like
+	 * identify the login session and are no child's business. */
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+	"XDG_RUNTIME_DIR", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
 };
-static const char *const keep_prefixes[] = { "LC_", "XDG_" };
+static const char *const keep_prefixes[] = { "LC_" };
 /* Compared without case: both spellings are in use (curl reads only the
  * lower-case http_proxy, pip and most others read either). */
 static const char *const proxy_names[] = {
@@ -99,6 +105,18 @@ static bool secret_name(const char *name, size_t len)
 bool pw_runner_name_is_secret(const char *name)
 {
 	return name && secret_name(name, strlen(name));
+}
+
+/* keep: exact names, or prefixes written with a final '*'. */
+static bool asked_for(const char *name, size_t len, const char *const *keep)
+{
+	for (; keep && *keep; keep++) {
+		size_t n = strlen(*keep);
+		bool prefix = n && (*keep)[n - 1] == '*';
+		if (prefix ? len >= n - 1 && strncmp(name, *keep, n - 1) == 0 : name_equals(name, len, *keep, false))
+			return true;
+	}
+	return false;
 }
 
 static bool kept_name(const char *name, size_t len)
@@ -157,6 +175,11 @@ static size_t entry_name_len(const char *entry)
 
 char **pw_runner_build_env(const char *const *envp, const char *const *add)
 {
+	return pw_runner_build_env_keeping(envp, NULL, add);
+}
+
+char **pw_runner_build_env_keeping(const char *const *envp, const char *const *keep, const char *const *add)
+{
 	struct envlist l = { NULL, 0, 0 };
 	l.cap = 32;
 	l.v = xmalloc(l.cap * sizeof *l.v);
@@ -164,7 +187,7 @@ char **pw_runner_build_env(const char *const *envp, const char *const *add)
 	for (; envp && *envp; envp++) {
 		size_t len = entry_name_len(*envp);
 		/* The first of duplicate names wins, as with getenv(). */
-		if (len && kept_name(*envp, len) && !secret_name(*envp, len) &&
+		if (len && (kept_name(*envp, len) || asked_for(*envp, len, keep)) && !secret_name(*envp, len) &&
 		    envlist_find(&l, *envp, len) == l.n)
 			envlist_push(&l, *envp);
 	}
@@ -757,6 +780,27 @@ static pw_run_result *run_child(const pw_run_opts *o, pid_t pid, int64_t start,
 
 /* ---------------------------------------------------------------- spawning */
 
+enum { INHERIT_MAX = 4 };
+/* Per thread: the CLI's main thread and each TUI worker lock and run their
+ * own children, and one must not pin another's lock. */
+static _Thread_local int inherit_fds[INHERIT_MAX] = { -1, -1, -1, -1 };
+
+void pw_runner_inherit_fd(int fd)
+{
+	for (int i = 0; i < INHERIT_MAX && fd >= 0; i++)
+		if (inherit_fds[i] < 0) {
+			inherit_fds[i] = fd;
+			return;
+		}
+}
+
+void pw_runner_inherit_fd_drop(int fd)
+{
+	for (int i = 0; i < INHERIT_MAX; i++)
+		if (inherit_fds[i] == fd)
+			inherit_fds[i] = -1;
+}
+
 /* Everything the child needs, made before fork: after fork the child may not
  * allocate, since another thread may have held the malloc lock. */
 struct spawn {
@@ -766,6 +810,10 @@ struct spawn {
 	const char *cwd;
 	int in_fd;
 	int out[2], err[2], rep[2];
+	pid_t parent;
+	int keep[INHERIT_MAX];
+	pw_cgroup *cg;          /* NULL where no cgroup can be made */
+	const char *cg_procs;
 };
 
 /* What the child writes to the report pipe when a step fails. */
@@ -865,6 +913,11 @@ static pw_err *spawn_prepare(struct spawn *sp, const pw_run_opts *o)
 	if (e)
 		return e;
 	sp->argv = argv_copy(o->argv);
+	sp->parent = getpid();
+	memcpy(sp->keep, inherit_fds, sizeof sp->keep);
+	/* Its own cgroup: what it starts stays there, setsid or not. */
+	sp->cg = pw_cgroup_new();
+	sp->cg_procs = pw_cgroup_procs_path(sp->cg);
 	const char *in = o->stdin_path ? o->stdin_path : "/dev/null";
 	sp->in_fd = fd_above_stdio(open(in, O_RDONLY | O_CLOEXEC));
 	if (sp->in_fd < 0)
@@ -879,6 +932,8 @@ static pw_err *spawn_prepare(struct spawn *sp, const pw_run_opts *o)
 
 static void spawn_cleanup(struct spawn *sp)
 {
+	/* Whatever the child left behind, detached or not, goes with it. */
+	pw_cgroup_free(&sp->cg);
 	close_fd(&sp->in_fd);
 	for (int i = 0; i < 2; i++) {
 		close_fd(&sp->out[i]);
@@ -906,6 +961,12 @@ __attribute__((noreturn)) static void child_exec(const struct spawn *sp)
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&none);
+	/* Dies with us: a pip left running after pyward was killed would go on
+	 * changing an environment nobody holds the lock of. The parent may have
+	 * died before the request was made: then it is init (or a subreaper). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != sp->parent)
+		_exit(127);
+	pw_cgroup_enter(sp->cg_procs);
 	/* Its own group, so a deadline stops the child and all it started. */
 	setpgid(0, 0);
 	/* A worker thread often blocks signals, and many programs ignore SIGPIPE;
@@ -921,6 +982,9 @@ __attribute__((noreturn)) static void child_exec(const struct spawn *sp)
 	 * into the child; failure (an old kernel) only loses this hardening. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 #endif
+	for (int i = 0; i < INHERIT_MAX; i++)
+		if (sp->keep[i] > 2)
+			fcntl(sp->keep[i], F_SETFD, 0);
 	execve(sp->path, sp->argv, sp->envp);
 	child_fail(sp->rep[1], STEP_EXEC);
 }

@@ -4,7 +4,8 @@
  * and stderr with a byte cap each (head and tail kept, the middle counted and
  * spilled to a file); stream each line to a callback as it arrives; stop the
  * whole group at a deadline or on cancel (SIGTERM, then SIGKILL after a
- * grace period); always reap.
+ * grace period); always reap. A child dies with the thread that started it
+ * (PR_SET_PDEATHSIG, SIGKILL): a killed pyward leaves no pip behind.
  */
 #ifndef PW_RUNNER_H
 #define PW_RUNNER_H
@@ -46,13 +47,23 @@ typedef enum pw_run_status {
 typedef struct pw_run_result pw_run_result;
 
 /* Build the child's environment from envp: keeps PATH, HOME, USER, LOGNAME,
- * SHELL, LANG, LC_*, TERM, TZ, TMPDIR, XDG_* and proxy variables (any case),
- * drops names that look like credentials, then appends add (later entries win).
+ * SHELL, LANG, LC_*, TERM, TZ, TMPDIR, the XDG base directories and proxy
+ * variables (any case), drops names that look like credentials, then
+ * appends add (later entries win).
  * Returns a NULL-terminated array to free with pw_runner_env_free(). */
 char **pw_runner_build_env(const char *const *envp, const char *const *add);
+/* The same scrub, also keeping the names in keep (NULL-terminated; "P*"
+ * keeps every name starting with P) unless they look like credentials. */
+char **pw_runner_build_env_keeping(const char *const *envp, const char *const *keep, const char *const *add);
 void pw_runner_env_free(char **env);
 /* True when a variable name looks like it holds a credential. */
 bool pw_runner_name_is_secret(const char *name);
+
+/* Descriptors every child this thread starts keeps open (at most 4): a
+ * lock held across a change is then held until the change's process is
+ * gone too, even when pyward is killed first. Drop it before closing. */
+void pw_runner_inherit_fd(int fd);
+void pw_runner_inherit_fd_drop(int fd);
 
 /* Run to completion. An error only when the child could not be started
  * (not found, not executable, fork failure); every outcome of a started child

@@ -6,6 +6,7 @@
 #include "closefds.h"
 #include "digest.h"
 #include "i18n.h"
+#include "runner.h"
 #include "scratch_direct.h"
 #include "xalloc.h"
 
@@ -119,33 +120,25 @@ static char *last_logged_error(const char *dir)
 	return found;
 }
 
-/* The host's environment: ours, with the ready pipe and the folder as
- * the last two entries (the only ones it owns: free_host_environment). */
+extern char **environ;
+
+/* The host's environment: ours scrubbed, with the ready pipe and the folder. */
 static char **host_environment(int ready_fd, const char *dir)
 {
-	extern char **environ;
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **env = xcalloc(n + 3, sizeof *env);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "PYWARD_SCRATCH_READY_FD=", 24) != 0 &&
-		    strncmp(environ[i], "PYWARD_SCRATCH_DIR=", 19) != 0)
-			env[k++] = environ[i];
-	env[k++] = xasprintf("PYWARD_SCRATCH_READY_FD=%d", ready_fd);
-	env[k++] = xasprintf("PYWARD_SCRATCH_DIR=%s", dir);
+	/* Scrubbed as every child is (runner.h); pyward's own settings stay,
+	 * so the host finds the same box, config and worker script. */
+	static const char *const keep[] = { "PYWARD_*", NULL };
+	char *add[] = { xasprintf("PYWARD_SCRATCH_READY_FD=%d", ready_fd), xasprintf("PYWARD_SCRATCH_DIR=%s", dir),
+			NULL };
+	char **env = pw_runner_build_env_keeping((const char *const *)environ, keep, (const char *const *)add);
+	free(add[0]);
+	free(add[1]);
 	return env;
 }
 
 static void free_host_environment(char **env)
 {
-	size_t n = 0;
-	while (env[n])
-		n++;
-	free(env[n - 1]);
-	free(env[n - 2]);
-	free(env);
+	pw_runner_env_free(env);
 }
 
 static char **copy_argv(const char *const *argv)
@@ -527,7 +520,11 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 	pw_scratch_request r = *req;
 	if (c->env_sent_for && req->session && strcmp(c->env_sent_for, req->session) == 0)
 		r.env = NULL;
+	/* Credentials never leave for the host (the worker scrubs again). */
+	char **scrubbed = r.env ? pw_scratch_worker_env((const char *const *)r.env) : NULL;
+	r.env = scrubbed ? scrubbed : r.env;
 	pw_err *e = send_json(c, pw_scratch_request_encode(&r));
+	pw_runner_env_free(scrubbed);
 	if (!e && r.env) {
 		free(c->env_sent_for);
 		c->env_sent_for = xstrdup(req->session);

@@ -7,6 +7,7 @@
 #include "closefds.h"
 #include "clock.h"
 #include "i18n.h"
+#include "runner.h"
 #include "scratch_proto.h"
 #include "xalloc.h"
 
@@ -304,7 +305,7 @@ static void __attribute__((noreturn)) worker_exec(const host *h, const pw_scratc
 	if (chdir(req->project_dir) != 0)
 		goto fail;
 	char *argv[] = { req->python, xstrdup("-u"), xstrdup(h->o.worker_script), xstrdup("3"), xstrdup("4"), NULL };
-	execve(req->python, argv, env ? env : environ);
+	execve(req->python, argv, env);
 fail:;
 	int err = errno;
 	if (write(report_fd, &err, sizeof err) < 0)
@@ -320,12 +321,16 @@ static pw_err *spawn_failed(int err, const pw_scratch_request *req)
 			    _("cannot start the scratchpad worker %s"), req->python);
 }
 
-static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **env, worker **out)
+static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **caller_env, worker **out)
 {
+	/* Made before fork; the caller's variables scrubbed as for any child. */
+	char **env = pw_scratch_worker_env((const char *const *)(caller_env ? caller_env : environ));
 	int to[2], from[2], o[2], e[2], rep[2];
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC) || pipe2(o, O_CLOEXEC) || pipe2(e, O_CLOEXEC) ||
-	    pipe2(rep, O_CLOEXEC))
+	    pipe2(rep, O_CLOEXEC)) {
+		pw_runner_env_free(env);
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("making pipes for a scratchpad worker"));
+	}
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -333,6 +338,7 @@ static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **env, 
 		worker_exec(h, req, env, fds, rep[1]);
 	}
 	int saved = errno;
+	pw_runner_env_free(env);
 	close(null);
 	close(to[0]);
 	close(from[1]);

@@ -497,6 +497,62 @@ static char *python_of(const char *dir, bool *exists)
 	return join(dir, "bin/python");
 }
 
+/* Is the resolved path inside the folder dir (resolved here)? */
+static bool resolves_under(const char *real, const char *dir)
+{
+	char *d = dir && *dir ? realpath(dir, NULL) : NULL;
+	size_t n = d ? strlen(d) : 0;
+	bool in = d && strncmp(real, d, n) == 0 && (real[n] == '/' || (n == 1 && d[0] == '/'));
+	free(d);
+	return in;
+}
+
+static bool base_allows(const struct cfg *c, const char *real)
+{
+	if (resolves_under(real, c->home))
+		return true;
+	if (!c->executable || c->executable[0] != '/')
+		return false;
+	char *exe = realpath(c->executable, NULL), *slash = exe ? strrchr(exe, '/') : NULL;
+	bool in = false;
+	if (slash && slash != exe) {
+		*slash = '\0';
+		in = resolves_under(real, exe);
+	}
+	free(exe);
+	return in;
+}
+
+pw_err *pw_venv_interpreter(const char *venv, const char *managed_root, char **out)
+{
+	*out = NULL;
+	bool exists;
+	char *python = python_of(venv, &exists);
+	char *real = exists ? realpath(python, NULL) : NULL;
+	if (!real) {
+		pw_err *e = pw_err_new(PW_ERR_NOTFOUND, _("create the environment again"),
+				       _("%s has no interpreter (%s)"), venv, python);
+		free(python);
+		return e;
+	}
+	struct cfg c = { 0 };
+	read_cfg(venv, &c);
+	bool ok = resolves_under(real, venv) || resolves_under(real, managed_root) || base_allows(&c, real);
+	pw_err *e = ok ? NULL
+		       : pw_err_new(PW_ERR_REFUSED,
+				    _("recreate the environment with 'pyward venv create', or name its base in pyvenv.cfg (home)"),
+				    _("the interpreter of %s resolves to %s, outside the environment, the managed runtime "
+				      "and the base its pyvenv.cfg names"),
+				    venv, real);
+	cfg_clear(&c);
+	free(real);
+	if (e)
+		free(python);
+	else
+		*out = python;
+	return e;
+}
+
 static char *base_of(const struct cfg *c)
 {
 	if (c->home) {
@@ -1950,12 +2006,8 @@ pw_err *pw_venv_repair_pip(const char *venv, const char *const *env_add, int64_t
 {
 	if (!venv || venv[0] != '/')
 		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("repairing pip needs the environment's absolute path"));
-	bool exists;
-	char *python = python_of(venv, &exists);
-	pw_err *e = NULL;
-	if (!exists)
-		e = pw_err_new(PW_ERR_NOTFOUND, _("create the environment again"),
-			       _("%s has no interpreter (%s)"), venv, python);
+	char *python = NULL;
+	pw_err *e = pw_venv_interpreter(venv, NULL, &python);
 	struct cfg c = { 0 };
 	read_cfg(venv, &c);
 	struct job j = { env_add, deadline_ms, cancel };
@@ -2150,6 +2202,10 @@ pw_err *pw_venv_lock(const char *workspace, const char *venv, const char *holder
 		close(lfd);
 	else if (!e)
 		*fd = lfd;
+	/* Children started under the lock hold it too, so it outlives the
+	 * change even when pyward is killed before its pip. */
+	if (!e)
+		pw_runner_inherit_fd(lfd);
 	free(path);
 	return e;
 }
@@ -2158,6 +2214,7 @@ void pw_venv_unlock(int *fd)
 {
 	/* The file stays: removing it would race with a waiter that opened it. */
 	if (fd && *fd >= 0) {
+		pw_runner_inherit_fd_drop(*fd);
 		close(*fd);
 		*fd = -1;
 	}

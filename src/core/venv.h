@@ -100,6 +100,14 @@ void pw_venv_create_result_clear(pw_venv_create_result *r);
 pw_err *pw_venv_repair_pip(const char *venv, const char *const *env_add, int64_t deadline_ms,
 			   const pw_cancel *cancel);
 
+/* The interpreter of the environment at venv (absolute), in *out as
+ * venv/bin/python (not resolved). Refused (PW_ERR_REFUSED) unless it
+ * resolves, links followed, to a file inside the environment, inside
+ * managed_root (the managed runtime's folder; NULL: none) or inside the
+ * base its pyvenv.cfg names (home, or the folder of executable): a hostile
+ * workspace's "environment" must not make pyward run a program elsewhere. */
+pw_err *pw_venv_interpreter(const char *venv, const char *managed_root, char **out);
+
 /* Delete an environment: it must carry pyvenv.cfg (or conda-meta/), lie
  * inside a guard root, and not be a symlink; nothing outside is touched. */
 pw_err *pw_venv_remove(const pw_guard *g, const char *path);

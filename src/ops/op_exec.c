@@ -6,20 +6,49 @@
 #include "ops/json.h"
 
 #include "clock.h"
+#include "i18n.h"
 #include "runtime.h"
 #include "runtime_fixup.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Which of args is the script file the interpreter will run, or -1 for
+ * -c, -m and '-' (standard input). Interpreter options may come first;
+ * -W and -X take a value. */
+static long script_index(const char *const *args)
+{
+	for (long i = 0; args && args[i]; i++) {
+		const char *s = args[i];
+		if (strcmp(s, "-") == 0 || strncmp(s, "-c", 2) == 0 || strncmp(s, "-m", 2) == 0)
+			return -1;
+		if (s[0] != '-')
+			return i;
+		if ((strcmp(s, "-W") == 0 || strcmp(s, "-X") == 0) && args[i + 1])
+			i++;
+	}
+	return -1;
+}
 
 pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw_op_io *io, pw_op_exec_result *r)
 {
 	r->python = NULL;
 	r->run = NULL;
 	r->budget = ctx->timeout;
-	pw_err *e = pw_runtime_python(ctx->box_root, &r->python);
-	if (e)
+	/* A script can write anywhere its user can: refused in read-only mode. */
+	pw_err *e = pw_ops_require_write(ctx, _("running a script"));
+	/* The file comes from inside the allowed roots (links followed). */
+	long at = script_index(rq->args);
+	char *script = NULL;
+	if (!e && at >= 0)
+		e = pw_guard_resolve(ctx->guard, rq->args[at], &script);
+	if (!e)
+		e = pw_runtime_python(ctx->box_root, &r->python);
+	if (e) {
+		free(script);
 		return e;
+	}
 	size_t n = 0;
 	while (rq->args && rq->args[n])
 		n++;
@@ -27,6 +56,8 @@ pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw
 	av[0] = r->python;
 	for (size_t i = 0; i < n; i++)
 		av[i + 1] = rq->args[i];
+	if (script)
+		av[at + 1] = script; /* the confined, symlink-free path */
 	/* the runtime's bundled terminfo when the system has none for $TERM */
 	char *current = xasprintf("%s/runtime/python/current", ctx->box_root);
 	char *terminfo = pw_runtime_terminfo_env(current, getenv("TERM"));
@@ -40,6 +71,7 @@ pw_err *pw_op_exec(const pw_ops_ctx *ctx, const pw_op_exec_request *rq, const pw
 	e = pw_run(&o, &r->run);
 	free(av);
 	free(terminfo);
+	free(script);
 	return e;
 }
 

@@ -165,7 +165,11 @@ void pw_created_clear(pw_created *c)
 pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
 		       const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
-	char *python = xasprintf("%s/bin/python", venv);
+	char *python = NULL, *managed = xasprintf("%s/runtime", ctx->box_root);
+	pw_err *bad = pw_venv_interpreter(venv, managed, &python);
+	free(managed);
+	if (bad)
+		return bad;
 	const char *args[PW_SPEC_MAX + 4];
 	size_t k = 0;
 	args[k++] = job->verb;

@@ -224,6 +224,32 @@ static void test_build_env(void **state)
 	pw_runner_env_free(NULL);
 }
 
+/* Only the XDG base directories pass (issue 13 item 9); a caller may keep
+ * more names, never credential-shaped ones. */
+static void test_build_env_xdg_and_keeping(void **state)
+{
+	(void)state;
+	const char *const envp[] = {
+		"XDG_SESSION_COOKIE=c", "XDG_SESSION_ID=7", "XDG_CACHE_HOME=/c", "XDG_DATA_DIRS=/d",
+		"VIRTUAL_ENV=/v", "PYWARD_HOME=/b", "PYWARD_TOKEN=t", "OTHER=o", NULL,
+	};
+	const char *const keep[] = { "VIRTUAL_ENV", "PYWARD_*", NULL };
+	const char *const want_plain[] = { "XDG_CACHE_HOME=/c", "XDG_DATA_DIRS=/d", NULL };
+	const char *const want_kept[] = { "XDG_CACHE_HOME=/c", "XDG_DATA_DIRS=/d", "VIRTUAL_ENV=/v",
+					  "PYWARD_HOME=/b", NULL };
+	char **env = pw_runner_build_env(envp, NULL);
+	size_t i;
+	for (i = 0; want_plain[i]; i++)
+		assert_string_equal(env[i], want_plain[i]);
+	assert_null(env[i]);
+	pw_runner_env_free(env);
+	env = pw_runner_build_env_keeping(envp, keep, NULL);
+	for (i = 0; want_kept[i]; i++)
+		assert_string_equal(env[i], want_kept[i]);
+	assert_null(env[i]);
+	pw_runner_env_free(env);
+}
+
 static void test_env_in_child(void **state)
 {
 	(void)state;
@@ -697,6 +723,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name_is_secret),
 		cmocka_unit_test(test_build_env),
+		cmocka_unit_test(test_build_env_xdg_and_keeping),
 		cmocka_unit_test(test_env_in_child),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_signalled),

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Processes (issue 13, items 13 and 16): children die with pyward, the
+# environment's lock outlives the change, and a detached grandchild does not
+# outlive exec's budget. Real pip against a real stalled loopback index.
+. "$TOP_SRCDIR/tests/lib.sh"
+make_world
+KILL_PIDS=""
+cleanup() {
+	# Anything a failed check left running: by its own pid only.
+	for _p in $KILL_PIDS; do kill -9 "$_p" 2>/dev/null; done
+	stop_servers
+	rm -rf "$WORLD"
+}
+trap cleanup EXIT
+SYS_PY=${PYTHON3:-python3}
+"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
+make_wheels || skip_all "could not build the test wheels"
+start_index ok ok || skip_all "could not start the index server"
+start_index stall stall
+WS="$WORLD/ws"
+export PYWARD_PROXY_PORTS=$(closed_port)
+unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
+J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+plan 8
+
+P venv create --python "$SYS_PY"
+is "$RC" 0 "a venv to install into"
+
+# pid_of_pip PARENT: the pip that PARENT started (waits up to 10 s)
+pid_of_pip() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		_p=$(ps -o pid=,args= --ppid "$1" 2>/dev/null | awk '/-m pip install/ {print $1; exit}')
+		[ -n "$_p" ] && { echo "$_p"; return 0; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+# gone PID: not running within 3 s (a zombie counts as gone)
+gone() {
+	_i=0
+	while [ $_i -lt 30 ]; do
+		_s=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+		[ -z "$_s" ] || [ "$_s" = Z ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# ---- item 13: kill -9 of a foreground install, several times
+TRIES=5 survivors=0 started=0 held=0
+for try in $(seq $TRIES); do
+	"$PYWARD" --box-root "$WORLD/box" -C "$WS" venv install --index "$INDEX_stall_URL" pwtest-alpha \
+		>/dev/null 2>&1 &
+	PW=$!
+	KILL_PIDS="$KILL_PIDS $PW"
+	PIP=$(pid_of_pip "$PW") || { kill -9 "$PW"; wait "$PW" 2>/dev/null; continue; }
+	started=$((started + 1))
+	KILL_PIDS="$KILL_PIDS $PIP"
+	ls -l "/proc/$PIP/fd" 2>/dev/null | grep -q "/.pyward/locks/" && held=$((held + 1))
+	kill -9 "$PW"
+	wait "$PW" 2>/dev/null
+	gone "$PIP" || survivors=$((survivors + 1))
+done
+is "$started" "$TRIES" "pip was running in each of $TRIES installs"
+is "$held" "$TRIES" "each pip holds the environment's lock itself (it outlives a killed pyward)"
+is "$survivors" 0 "no pip outlives a pyward killed with SIGKILL ($TRIES tries)"
+P history --kind venv.install --json
+is "$(J '" ".join(sorted(set(o["outcome"] for o in d["operations"])))')" "interrupted" "history calls every killed install interrupted"
+ok "and the package is indeed not installed" sh -c "! '$WS/.venv/bin/python' -c 'import pwtest_alpha' 2>/dev/null"
+P --timeout 60 venv install --index "$INDEX_ok_URL" pwtest-alpha
+is "$RC" 0 "the lock is free again at once: the next install runs"
+unlike "$ERR" "waiting for" "without waiting for a lock"
+
+done_testing
