@@ -147,7 +147,7 @@ static char *read_stream(FILE *f, const char *name, pw_err **e)
 	return buf;
 }
 
-static pw_err *read_code(const pw_guard *guard, const py_args *a, const char *operand, char **code)
+static pw_err *read_code(const py_args *a, const char *operand, char **code)
 {
 	*code = NULL;
 	if (a->code) {
@@ -161,17 +161,11 @@ static pw_err *read_code(const pw_guard *guard, const py_args *a, const char *op
 		*code = read_stream(stdin, _("standard input"), &e);
 		return e;
 	}
-	/* A file to run comes from inside the allowed roots, as exec's does. */
-	char *abs = NULL;
-	e = pw_guard_resolve(guard, operand, &abs);
-	FILE *f = e ? NULL : fopen(abs, "r");
-	if (!e && !f)
-		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("cannot read %s"), operand);
-	if (f) {
-		*code = read_stream(f, operand, &e);
-		fclose(f);
-	}
-	free(abs);
+	FILE *f = fopen(operand, "r");
+	if (!f)
+		return pw_err_errno(PW_ERR_USAGE, errno, NULL, _("cannot read %s"), operand);
+	*code = read_stream(f, operand, &e);
+	fclose(f);
 	return e;
 }
 
@@ -390,7 +384,7 @@ static int do_admin(pw_cli *cli, const py_args *a, const char *session)
 static int do_run(pw_cli *cli, const py_args *a, const char *session, const char *operand)
 {
 	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = a->reset, .max_output = a->max_output };
-	pw_err *e = read_code(cli->ctx.guard, a, operand, &req.code);
+	pw_err *e = read_code(a, operand, &req.code);
 	/* A cell can write anywhere the user can: no cells in read-only mode. */
 	if (!e && req.code)
 		e = pw_ops_require_write(&cli->ctx, _("running code in the scratchpad"));

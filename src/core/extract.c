@@ -1033,6 +1033,14 @@ static pw_err *remove_at(int dfd, const char *dir, const char *name, dev_t dev)
 	return e;
 }
 
+pw_err *pw_extract_remove_at(int dirfd, const char *dir, const char *name)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? NULL : remove_error(dir, name);
+	return remove_at(dirfd, dir, name, st.st_dev);
+}
+
 pw_err *pw_extract_remove_tree(const char *path)
 {
 	struct stat st, root;

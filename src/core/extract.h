@@ -64,5 +64,9 @@ pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res);
 
 /* rm -rf that never follows symlinks (used for staging and removal). */
 pw_err *pw_extract_remove_tree(const char *path);
+/* The same for name in the open directory dirfd (dir only names it in
+ * messages): every step is relative to a descriptor, no path is resolved
+ * again, so a folder swapped for a link meanwhile is not followed. */
+pw_err *pw_extract_remove_at(int dirfd, const char *dir, const char *name);
 
 #endif

@@ -4,6 +4,7 @@
 #include "pip.h"
 
 #include "clock.h"
+#include "extract.h"
 #include "fetch.h"
 #include "i18n.h"
 #include "redact.h"
@@ -12,13 +13,16 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TAIL_LINES 12
@@ -251,8 +255,8 @@ static void record(const pw_pip_request *rq, const pw_pip_attempt *a)
 }
 
 /* Run pip once; returns an error only when pip could not be started. */
-static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char *index, const char *proxy,
-		       pw_pip_attempt **out)
+static pw_err *attempt_once(const pw_pip_request *rq, pw_pip_result *res, const char *index, const char *proxy,
+			    pw_pip_attempt **out)
 {
 	pw_pip_attempt *a = new_attempt(res, index, proxy);
 	const char **av = attempt_argv(rq);
@@ -286,6 +290,72 @@ static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char 
 	pw_run_result_free(&r);
 	*out = a;
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- cut-short bytecode */
+
+/* A .pyc cut short (a full disk while it was written) makes every later
+ * start of pip fail the same way until the file goes. */
+static bool bytecode_broken(const pw_pip_attempt *a)
+{
+	const char *t = a->output_tail;
+	return !a->stopped && a->exit_code != 0 && t &&
+	       (strstr(t, "marshal data too short") || strstr(t, "bad marshal data"));
+}
+
+static char **caches;
+static size_t ncaches;
+
+static int note_cache(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	if (type == FTW_D && strcmp(path + ftw->base, "__pycache__") == 0) {
+		caches = xrealloc(caches, (ncaches + 1) * sizeof *caches);
+		caches[ncaches++] = xstrdup(path);
+	}
+	return 0;
+}
+
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every __pycache__ below the environment's lib/ (python is <venv>/bin/python):
+ * bytecode is only a cache, and pip now runs without writing it. */
+static size_t drop_bytecode(const char *python)
+{
+	char *venv = xstrdup(python), *slash;
+	for (int i = 0; i < 2 && (slash = strrchr(venv, '/')); i++)
+		*slash = '\0';
+	char *lib = xasprintf("%s/lib", venv);
+	pthread_mutex_lock(&caches_lock); /* nftw's callback has no user data */
+	nftw(lib, note_cache, 16, FTW_PHYS | FTW_MOUNT);
+	size_t n = ncaches;
+	for (size_t i = 0; i < ncaches; i++) {
+		pw_err_free(pw_extract_remove_tree(caches[i]));
+		free(caches[i]);
+	}
+	free(caches);
+	caches = NULL;
+	ncaches = 0;
+	pthread_mutex_unlock(&caches_lock);
+	free(lib);
+	free(venv);
+	return n;
+}
+
+/* One attempt; when pip failed on cut-short bytecode, the bytecode is
+ * dropped and the attempt made again, once per run. */
+static pw_err *attempt(const pw_pip_request *rq, pw_pip_result *res, const char *index, const char *proxy,
+		       pw_pip_attempt **out)
+{
+	pw_err *e = attempt_once(rq, res, index, proxy, out);
+	if (e || res->bytecode_repaired || !bytecode_broken(*out))
+		return e;
+	res->bytecode_repaired = true;
+	(*out)->reason = _("pip's own bytecode was cut short (marshal data too short): removed and tried again");
+	size_t n = drop_bytecode(rq->python);
+	pw_events_log(rq->events, PW_LOG_WARN,
+		      _("pip failed on cut-short bytecode (a full disk?); removed %zu bytecode folders, trying again"), n);
+	return attempt_once(rq, res, index, proxy, out);
 }
 
 /* ---------------------------------------------------------------- stop reasons */

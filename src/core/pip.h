@@ -61,6 +61,7 @@ typedef struct pw_pip_result {
 	size_t count;
 	bool ok;
 	char *live_proxy;   /* the probed proxy that was used, if any */
+	bool bytecode_repaired; /* pip failed on cut-short bytecode, which was removed */
 } pw_pip_result;
 
 /* Run the chain. Returns NULL when an attempt succeeded; otherwise an error:

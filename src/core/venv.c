@@ -2095,6 +2095,82 @@ static pw_err *check_removable(const pw_guard *g, const char *abs)
 	return NULL;
 }
 
+/* The allowed root abs lies in (the longest that holds it), or NULL. */
+static const char *root_of(const pw_guard *g, const char *abs)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < pw_guard_root_count(g); i++) {
+		const char *r = pw_guard_root(g, i);
+		if (is_within(abs, r) && strcmp(abs, r) != 0 && (!best || strlen(r) > strlen(best)))
+			best = r;
+	}
+	return best;
+}
+
+static pw_err *walk_failed(const char *abs)
+{
+	return pw_err_errno(PW_ERR_REFUSED, errno, _("look at what changed there; nothing was removed"),
+			    _("refusing to remove %s: a folder on the way changed (a link or not a folder)"), abs);
+}
+
+/* From the verified root down to abs's parent, one openat(O_NOFOLLOW |
+ * O_DIRECTORY) per name: a parent swapped for a link after the checks
+ * fails the walk instead of being followed. *name points into abs. */
+static pw_err *open_parent(const pw_guard *g, const char *abs, int *pfd, const char **name)
+{
+	const char *root = root_of(g, abs);
+	if (!root)
+		return pw_err_new(PW_ERR_REFUSED, NULL, _("refusing to remove %s: outside the allowed roots"), abs);
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return walk_failed(abs);
+	const char *p = abs + strlen(root);
+	while (*p == '/')
+		p++;
+	for (const char *slash; (slash = strchr(p, '/'));) {
+		char *part = xstrndup(p, (size_t)(slash - p));
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		free(part);
+		close(fd);
+		if (next < 0)
+			return walk_failed(abs);
+		fd = next;
+		p = slash + 1;
+	}
+	*pfd = fd;
+	*name = p;
+	return NULL;
+}
+
+/* Delete abs relative to descriptors only, after checking again, through
+ * them, that it is a real folder carrying an environment's marker. */
+static pw_err *remove_confined(const pw_guard *g, const char *abs)
+{
+	int pfd = -1;
+	const char *name = NULL;
+	pw_err *e = open_parent(g, abs, &pfd, &name);
+	if (e)
+		return e;
+	int tfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	bool marked = tfd >= 0 && (fstatat(tfd, "pyvenv.cfg", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+				   fstatat(tfd, "conda-meta", &st, AT_SYMLINK_NOFOLLOW) == 0);
+	if (tfd < 0)
+		e = walk_failed(abs);
+	else if (!marked)
+		e = pw_err_new(PW_ERR_REFUSED, _("pyward removes only environments; remove other folders yourself"),
+			       _("refusing to remove %s: not an environment: no pyvenv.cfg"), abs);
+	if (tfd >= 0)
+		close(tfd);
+	if (!e) {
+		char *parent = xstrndup(abs, (size_t)(name - abs - 1));
+		e = pw_extract_remove_at(pfd, parent, name);
+		free(parent);
+	}
+	close(pfd);
+	return e;
+}
+
 pw_err *pw_venv_remove(const pw_guard *g, const char *path)
 {
 	if (!g || !path || !*path)
@@ -2106,7 +2182,7 @@ pw_err *pw_venv_remove(const pw_guard *g, const char *path)
 	if (!e)
 		e = check_removable(g, abs);
 	if (!e)
-		e = pw_extract_remove_tree(abs);
+		e = remove_confined(g, abs);
 	free(abs);
 	return e;
 }

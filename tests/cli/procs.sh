@@ -22,7 +22,7 @@ export PYWARD_PROXY_PORTS=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 8
+plan 13
 
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
@@ -74,5 +74,27 @@ ok "and the package is indeed not installed" sh -c "! '$WS/.venv/bin/python' -c 
 P --timeout 60 venv install --index "$INDEX_ok_URL" pwtest-alpha
 is "$RC" 0 "the lock is free again at once: the next install runs"
 unlike "$ERR" "waiting for" "without waiting for a lock"
+
+# ---- item 15: pip's bytecode cut short (as a full disk leaves it) is repaired
+# Plant a .pyc of pip's own package that matches its source but whose code
+# stops short: every start of pip then fails with "marshal data too short".
+"$WS/.venv/bin/python" - <<'PY'
+import importlib.util, os, py_compile, sys
+import pip._internal as m
+src = m.__file__
+pyc = importlib.util.cache_from_source(src)
+py_compile.compile(src, cfile=pyc, doraise=True)
+size = os.path.getsize(pyc)
+with open(pyc, "r+b") as f:
+    f.truncate(20)
+print(pyc, size, file=sys.stderr)
+PY
+ok "the planted bytecode breaks pip" sh -c "'$WS/.venv/bin/python' -m pip --version 2>&1 | grep -q 'marshal data too short'"
+"$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha >/dev/null 2>&1
+P --timeout 120 venv install --index "$INDEX_ok_URL" pwtest-alpha --json
+is "$RC" 0 "the install repairs it and succeeds"
+is "$(J '" ".join(a["class"] for a in d["attempts"])')" "not-network ok" "two attempts: the broken one, then ok"
+like "$ERR" "cut-short bytecode" "it says what it repaired"
+ok "pip works again afterwards" "$WS/.venv/bin/python" -m pip --version
 
 done_testing

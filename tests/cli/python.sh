@@ -122,8 +122,9 @@ PY -c 'print("b" * 200000)'
 like "$ERR" "stdout: 134465 bytes cut" "the default bound is 64 KiB per stream"
 
 # ---- environment and cwd
-FOO=bar-value run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s envtest -c 'import os; (os.getcwd(), os.environ.get("FOO"))'
-is "$OUT" "('$WS', 'bar-value')" "a new worker runs in the project dir with the caller's environment"
+MY_TOKEN=secret-value http_proxy=http://bar-value:1 run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s envtest \
+	-c 'import os; (os.getcwd(), os.environ.get("http_proxy"), os.environ.get("MY_TOKEN"))'
+is "$OUT" "('$WS', 'http://bar-value:1', None)" "a new worker runs in the project dir with the caller's environment, scrubbed"
 
 # ---- top-level await, background task between calls
 PY -c 'import asyncio
