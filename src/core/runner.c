@@ -204,6 +204,12 @@ char **pw_runner_build_env_keeping(const char *const *envp, const char *const *k
 	return l.v;
 }
 
+char **pw_runner_build_env_python(const char *const *envp)
+{
+	static const char *const keep[] = { "VIRTUAL_ENV", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", NULL };
+	return pw_runner_build_env_keeping(envp, keep, NULL);
+}
+
 void pw_runner_env_free(char **env)
 {
 	if (!env)

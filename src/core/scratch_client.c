@@ -521,7 +521,7 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 	if (c->env_sent_for && req->session && strcmp(c->env_sent_for, req->session) == 0)
 		r.env = NULL;
 	/* Credentials never leave for the host (the worker scrubs again). */
-	char **scrubbed = r.env ? pw_scratch_worker_env((const char *const *)r.env) : NULL;
+	char **scrubbed = r.env ? pw_runner_build_env_python((const char *const *)r.env) : NULL;
 	r.env = scrubbed ? scrubbed : r.env;
 	pw_err *e = send_json(c, pw_scratch_request_encode(&r));
 	pw_runner_env_free(scrubbed);

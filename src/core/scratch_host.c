@@ -324,7 +324,7 @@ static pw_err *spawn_failed(int err, const pw_scratch_request *req)
 static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **caller_env, worker **out)
 {
 	/* Made before fork; the caller's variables scrubbed as for any child. */
-	char **env = pw_scratch_worker_env((const char *const *)(caller_env ? caller_env : environ));
+	char **env = pw_runner_build_env_python((const char *const *)(caller_env ? caller_env : environ));
 	int to[2], from[2], o[2], e[2], rep[2];
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC) || pipe2(o, O_CLOEXEC) || pipe2(e, O_CLOEXEC) ||
 	    pipe2(rep, O_CLOEXEC)) {

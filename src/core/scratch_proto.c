@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include "scratch_proto.h"
-#include "runner.h"
 
 #include "i18n.h"
 #include "xalloc.h"
@@ -630,12 +629,4 @@ pw_err *pw_scratch_error_decode(const json_t *j)
 		if (name && strcmp(name, pw_err_code_name((pw_errcode)c)) == 0)
 			code = (pw_errcode)c;
 	return pw_err_new(code, hint, "%s", msg ? msg : _("the scratchpad host failed"));
-}
-
-/* ---------------------------------------------------------------- worker environment */
-
-char **pw_scratch_worker_env(const char *const *caller_env)
-{
-	static const char *const keep[] = { "VIRTUAL_ENV", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", NULL };
-	return pw_runner_build_env_keeping(caller_env, keep, NULL);
 }

@@ -185,10 +185,4 @@ pw_err *pw_scratch_error_decode(const json_t *j);
 /* One line of JSON (compact, '\n'-terminated), malloc'd; *len its length. */
 char *pw_scratch_dump_line(const json_t *j, size_t *len);
 
-/* A worker's environment from the caller's: the runner's scrub (no
- * credential-shaped names, only the XDG base directories), also keeping
- * VIRTUAL_ENV, PYTHONPATH and the CA bundle variables a session relies on.
- * Free with pw_runner_env_free(). */
-char **pw_scratch_worker_env(const char *const *caller_env);
-
 #endif

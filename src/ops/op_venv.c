@@ -122,7 +122,7 @@ static pw_err *build_specs(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *
 	for (size_t i = 0; !e && i < rq->editable_count; i++)
 		e = pw_spec_add_editable(ctx, l, rq->editables[i]);
 	for (size_t i = 0; !e && i < rq->spec_count; i++)
-		e = pw_spec_add(l, rq->specs[i]);
+		e = pw_spec_add(ctx, l, rq->specs[i]);
 	return e;
 }
 

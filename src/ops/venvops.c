@@ -6,11 +6,13 @@
 #include "clock.h"
 #include "i18n.h"
 #include "pkgdb.h"
+#include "reqfile.h"
 #include "runtime.h"
 #include "xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +80,13 @@ void pw_spec_list_clear(pw_spec_list *l)
 {
 	for (size_t i = 0; i < l->count; i++)
 		free(l->items[i]);
+	for (size_t i = 0; i < l->ntmp; i++) {
+		unlink(l->tmp_files[i]);
+		free(l->tmp_files[i]);
+	}
+	for (size_t i = 0; i < sizeof l->pip_env / sizeof l->pip_env[0]; i++)
+		free(l->pip_env[i]);
+	free(l->file_index);
 	free(l->project);
 	memset(l, 0, sizeof *l);
 }
@@ -95,30 +104,104 @@ pw_err *pw_spec_add_editable(const pw_ops_ctx *ctx, pw_spec_list *l, const char 
 	return e2 ? (free(abs), e2) : spec_push(l, abs);
 }
 
-pw_err *pw_spec_add_requirement(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path)
+/* lines into a new file under the workspace's .pyward/tmp (0600). */
+static pw_err *write_flat(const pw_ops_ctx *ctx, pw_spec_list *l, char **lines, size_t n, char **out)
 {
-	char *abs = NULL;
-	pw_err *e = pw_guard_resolve(ctx->guard, path, &abs);
-	if (!e && access(abs, R_OK) != 0)
-		e = pw_err_errno(PW_ERR_USAGE, errno, NULL, _("requirements file %s"), abs);
-	if (!e)
-		e = spec_push(l, xstrdup("-r"));
-	if (!e)
-		return spec_push(l, abs);
-	free(abs);
+	char *tmp = NULL;
+	pw_err *e = pw_venv_workspace_state(ctx->workspace, NULL, &tmp);
+	if (e)
+		return e;
+	if (l->ntmp >= sizeof l->tmp_files / sizeof l->tmp_files[0]) {
+		free(tmp);
+		return pw_err_new(PW_ERR_USAGE, NULL, _("too many requirements files (at most %d)"), 4);
+	}
+	char *path = xasprintf("%s/requirements-XXXXXX", tmp);
+	free(tmp);
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	for (size_t i = 0; f && i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+	if (!f || ferror(f) | (fclose(f) != 0)) {
+		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s"), path);
+		if (fd >= 0 && !f)
+			close(fd);
+		unlink(path);
+		free(path);
+		return e;
+	}
+	l->tmp_files[l->ntmp++] = path;
+	*out = xstrdup(path);
+	return NULL;
+}
+
+/* slot = "NAME=a b c": values appended space-separated, as pip reads them. */
+static void env_append(char **slot, const char *name, char **values, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *next = *slot ? xasprintf("%s %s", *slot, values[i]) : xasprintf("%s=%s", name, values[i]);
+		free(*slot);
+		*slot = next;
+	}
+}
+
+static pw_err *add_flat(const pw_ops_ctx *ctx, pw_spec_list *l, const char *flag, char **lines, size_t n)
+{
+	char *path = NULL;
+	pw_err *e = n ? write_flat(ctx, l, lines, n, &path) : NULL;
+	if (!e && path)
+		e = spec_push(l, xstrdup(flag));
+	if (!e && path) {
+		e = spec_push(l, path);
+		path = NULL;
+	}
+	free(path);
 	return e;
 }
 
-pw_err *pw_spec_add(pw_spec_list *l, const char *spec)
+pw_err *pw_spec_add_requirement(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path)
+{
+	pw_reqs r = { 0 };
+	pw_err *e = pw_reqs_parse_file(ctx->guard, path, &r);
+	/* The file's own flags (--pre, --only-binary=...) stay in the flat file. */
+	for (size_t i = 0; !e && i < r.nflags; i++) {
+		r.lines = xrealloc(r.lines, (r.nlines + 1) * sizeof *r.lines);
+		r.lines[r.nlines++] = xstrdup(r.pip_flags[i]);
+	}
+	if (!e)
+		e = add_flat(ctx, l, "-r", r.lines, r.nlines);
+	if (!e)
+		e = add_flat(ctx, l, "-c", r.constraints, r.nconstraints);
+	if (!e) {
+		if (r.index_url) {
+			free(l->file_index);
+			l->file_index = xstrdup(r.index_url);
+		}
+		env_append(&l->pip_env[0], "PIP_EXTRA_INDEX_URL", r.extra_index, r.nextra);
+		env_append(&l->pip_env[1], "PIP_FIND_LINKS", r.find_links, r.nfind);
+		env_append(&l->pip_env[2], "PIP_TRUSTED_HOST", r.trusted_hosts, r.ntrusted);
+		if (r.no_index && !l->pip_env[3])
+			l->pip_env[3] = xstrdup("PIP_NO_INDEX=1");
+		if (!l->project && r.project)
+			l->project = xstrdup(r.project);
+	}
+	pw_reqs_clear(&r);
+	return e;
+}
+
+pw_err *pw_spec_add(const pw_ops_ctx *ctx, pw_spec_list *l, const char *spec)
 {
 	if (spec[0] == '-')
 		return pw_err_new(PW_ERR_REFUSED, _("pass pip options through pyward's own flags (--index, --proxy, --upgrade, -r, -e)"),
 				  _("'%s' looks like an option, not a package spec"), spec);
 	if (!*spec || strchr(spec, '\n'))
 		return pw_err_new(PW_ERR_USAGE, NULL, _("an empty or multi-line package spec"));
+	char *line = NULL;
+	pw_err *e = pw_reqs_check_spec(ctx->guard, spec, &line);
+	if (e)
+		return e;
 	if (!l->project)
 		l->project = spec_project(spec);
-	return spec_push(l, xstrdup(spec));
+	return spec_push(l, line);
 }
 
 /* ---------------------------------------------------------------- create */
@@ -180,16 +263,26 @@ pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char 
 	for (size_t i = 0; i < specs->count; i++)
 		args[k++] = specs->items[i];
 	args[k] = NULL;
+	/* The child environment, then the requirements files' index options. */
+	const char *env[32];
+	size_t ne = 0;
+	for (size_t i = 0; i < ce->n && ne < 27; i++)
+		env[ne++] = ce->vars[i];
+	for (size_t i = 0; i < sizeof specs->pip_env / sizeof specs->pip_env[0]; i++)
+		if (specs->pip_env[i])
+			env[ne++] = specs->pip_env[i];
+	env[ne] = NULL;
 	char **mirrors = pw_ops_mirrors(ctx);
 	int ports[32];
 	size_t nports = pw_ops_proxy_ports(ctx, ports, 32);
 	pw_pip_request rq = {
 		.python = python, .pip_args = args, .chain = job->chain,
-		.index = job->index ? job->index : pw_settings_get(ctx->settings, "index_url"),
+		.index = job->index ? job->index
+			 : specs->file_index ? specs->file_index : pw_settings_get(ctx->settings, "index_url"),
 		.proxy = job->proxy ? job->proxy : pw_settings_get(ctx->settings, "proxy"),
 		.mirrors = (const char *const *)mirrors, .proxy_ports = ports, .proxy_port_count = nports,
 		.project = specs->project, .ca_file = getenv("PIP_CERT"), .cwd = ctx->workspace,
-		.env_add = (const char *const *)ce->vars,
+		.env_add = (const char *const *)env,
 		.deadline_ms = pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S)),
 		.cancel = job->cancel, .events = job->events,
 		.on_line = job->on_line, .line_ud = job->line_ud, .catalog = cat, .operation_id = op,

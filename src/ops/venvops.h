@@ -33,10 +33,19 @@ typedef struct pw_spec_list {
 	char *items[PW_SPEC_MAX];
 	size_t count;
 	char *project;      /* the first spec's project name, for the index probe */
+	char *file_index;   /* an --index-url line of a requirements file */
+	char *pip_env[4];   /* PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS, PIP_TRUSTED_HOST, PIP_NO_INDEX */
+	char *tmp_files[8]; /* the flat requirement files pyward wrote (removed by clear) */
+	size_t ntmp;
 } pw_spec_list;
 
-pw_err *pw_spec_add(pw_spec_list *l, const char *spec);
+/* A spec as typed: local paths and file: URLs confined and made absolute,
+ * VCS URLs refused (reqfile.h), options refused. */
+pw_err *pw_spec_add(const pw_ops_ctx *ctx, pw_spec_list *l, const char *spec);
 pw_err *pw_spec_add_editable(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path);
+/* A requirements file, read by pyward with every file it includes
+ * (reqfile.h); pip gets a flat copy pyward wrote into the workspace's
+ * .pyward/tmp, and the file's index options through its environment. */
 pw_err *pw_spec_add_requirement(const pw_ops_ctx *ctx, pw_spec_list *l, const char *path);
 void pw_spec_list_clear(pw_spec_list *l);
 

@@ -215,7 +215,7 @@ static pw_err *spec_word(const pw_ops_ctx *ctx, pw_spec_list *l, bool install, b
 		return NULL;
 	}
 	if (!install || (!req && !edit))
-		return pw_spec_add(l, w);
+		return pw_spec_add(ctx, l, w);
 	char *arg = strtok_r(NULL, " \t", save);
 	if (!arg)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("%s needs a path after it"), w);
