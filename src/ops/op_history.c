@@ -244,7 +244,7 @@ static pw_err *run_steps(const pw_ops_ctx *ctx, const pw_op_history_undo_request
 		char **specs = pw_undo_specs(&r->plan, passes[p].kind, &n);
 		pw_spec_list l = { 0 };
 		for (size_t i = 0; !e && i < n; i++)
-			e = pw_spec_add(&l, specs[i]);
+			e = pw_spec_add(ctx, &l, specs[i]);
 		pw_pip_job job = { .verb = passes[p].verb, .chain = passes[p].chain, .index = rq->index,
 				   .proxy = rq->proxy, .cancel = io ? io->cancel : NULL, .events = io ? io->events : NULL };
 		if (!e && n)
