@@ -5,7 +5,7 @@
 # each option a line saying what it does.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 20
+plan 24
 
 run help --help
 is "$RC" 0 "help --help exits 0"
@@ -25,6 +25,15 @@ for opt in depth python seed venv requirement editable index proxy upgrade backg
 	printf '%s\n' "$OUT" | grep -Eq -- "^  (-[a-z], )?--$opt( |$)" || missing="$missing --$opt"
 done
 is "$missing" "" "every venv option has its own help line"
+run runtime --help
+like "$OUT" "^  pyward runtime install " "runtime --help: install has its own usage line"
+like "$OUT" "^  pyward runtime baseline " "baseline too"
+unlike "$OUT" "\\(baseline\\)|\\(verify\\)" "no option hangs on a verb named in brackets"
+missing=""
+for opt in version pins mirror archive cacert dry-run progress no-progress no-baseline requirements index format; do
+	printf '%s\n' "$OUT" | grep -Eq -- "^  --$opt( |$)" || missing="$missing --$opt"
+done
+is "$missing" "" "every runtime option has its own help line"
 run venv install --help
 like "$OUT" "PYWARD_MIRRORS" "venv install --help names PYWARD_MIRRORS"
 
