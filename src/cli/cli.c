@@ -361,3 +361,17 @@ bool pw_cli_confirm(const char *question)
 	fclose(tty);
 	return yes;
 }
+
+pw_consent_answer pw_cli_ask_consent(const pw_consent *what, void *ud)
+{
+	const pw_cli *cli = ud;
+	if (cli->yes)
+		return PW_CONSENT_YES;
+	if (!isatty(STDIN_FILENO))
+		return PW_CONSENT_CANNOT_ASK;
+	if (what->heading)
+		fprintf(stderr, "%s\n", pw_render_safe(what->heading));
+	for (size_t i = 0; i < what->line_count; i++)
+		fprintf(stderr, "  %s\n", pw_render_safe(what->lines[i]));
+	return pw_cli_confirm(what->question) ? PW_CONSENT_YES : PW_CONSENT_NO;
+}

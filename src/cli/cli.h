@@ -7,6 +7,7 @@
 #define PW_CLI_H
 
 #include "ops/ctx.h"
+#include "ops/op.h"
 
 #include "cancel.h"
 #include "err.h"
@@ -83,5 +84,9 @@ void pw_cli_free(pw_cli *cli);
 pw_cancel *pw_cli_interrupt_token(void);
 /* Ask a yes/no question on the terminal; default No. False when there is no terminal. */
 bool pw_cli_confirm(const char *question);
+/* The operations' consent callback on a terminal (ud: the pw_cli): --yes
+ * gives consent; without a terminal no one can; else the statement is shown
+ * on stderr and the question asked. */
+pw_consent_answer pw_cli_ask_consent(const pw_consent *what, void *ud);
 
 #endif

@@ -352,24 +352,9 @@ static int show_operation(pw_cli *cli, const char *id_text)
 
 /* ---------------------------------------------------------------- undo */
 
-/* Consent on the terminal: --yes gives it; without a terminal no one can. */
-static pw_consent_answer ask_terminal(const pw_consent *what, void *ud)
-{
-	const pw_cli *cli = ud;
-	if (cli->yes)
-		return PW_CONSENT_YES;
-	if (!isatty(STDIN_FILENO))
-		return PW_CONSENT_CANNOT_ASK;
-	if (what->heading)
-		fprintf(stderr, "%s\n", pw_render_safe(what->heading));
-	for (size_t i = 0; i < what->line_count; i++)
-		fprintf(stderr, "  %s\n", pw_render_safe(what->lines[i]));
-	return pw_cli_confirm(what->question) ? PW_CONSENT_YES : PW_CONSENT_NO;
-}
-
 static pw_op_io terminal_io(pw_cli *cli)
 {
-	return (pw_op_io){ .consent = ask_terminal, .consent_ud = cli, .cancel = pw_cli_interrupt_token() };
+	return (pw_op_io){ .consent = pw_cli_ask_consent, .consent_ud = cli, .cancel = pw_cli_interrupt_token() };
 }
 
 static void print_plan(const pw_op_history_undo_result *r, long long id)
