@@ -1,7 +1,7 @@
 /* Fuzz target: a dist-info folder's METADATA head, INSTALLER and
  * direct_url.json (the input split at its first two NUL bytes), read
  * through pw_distinfo_read_site from a private temporary site-packages. */
-/* sources: distinfo.c pkgdiff.c err.c redact.c xalloc.c */
+/* sources: distinfo.c pkgname.c pkgdiff.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "distinfo.h"

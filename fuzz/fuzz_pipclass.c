@@ -1,9 +1,10 @@
 /* Fuzz target: the classifier of pip's output (the first byte is the exit
  * code) and the project-name normaliser. */
-/* sources: pipclass.c libload.c sigpipe.c curl_shim.c archive_shim.c err.c redact.c xalloc.c */
+/* sources: pipclass.c pkgname.c libload.c sigpipe.c curl_shim.c archive_shim.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "pipclass.h"
+#include "pkgname.h"
 #include "xalloc.h"
 
 #include <stdint.h>
@@ -21,7 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pw_pip_class c = pw_pipclass_classify(data[0] % 4 == 0 ? 0 : data[0], text, &reason);
 	if (!pw_pipclass_name(c) || (data[0] % 4 == 0) != (c == PW_PIP_OK))
 		abort(); /* exit 0 and only exit 0 is ok */
-	free(pw_pipclass_normalize(text));
+	/* a key is its own key and has no run of separators */
+	char *key = pw_pkgname_key(text);
+	char *again = pw_pkgname_key(key);
+	if (strcmp(key, again) != 0 || strstr(key, "--") || strpbrk(key, "_."))
+		abort();
+	free(again);
+	free(key);
 	free(text);
 	return 0;
 }

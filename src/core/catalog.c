@@ -11,6 +11,7 @@
 #include "audit.h"
 #include "clock.h"
 #include "i18n.h"
+#include "pkgname.h"
 #include "proc.h"
 #include "redact.h"
 #include "xalloc.h"
@@ -1148,24 +1149,6 @@ static int since_len(const char *since)
 	return (int)(n && since[n - 1] == 'Z' ? n - 1 : n);
 }
 
-static char *package_key(const char *name)
-{
-	char *k = xmalloc(strlen(name) + 1), *o = k;
-	bool sep = false;
-	for (const char *p = name; *p; p++) {
-		if (*p == '-' || *p == '_' || *p == '.') {
-			sep = true;
-			continue;
-		}
-		if (sep && o > k)
-			*o++ = '-';
-		sep = false;
-		*o++ = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	}
-	*o = '\0';
-	return k;
-}
-
 static void build_query(const pw_op_filter *f, op_query *q)
 {
 	memset(q, 0, sizeof *q);
@@ -1209,7 +1192,7 @@ static void build_query(const pw_op_filter *f, op_query *q)
 			q_text(q, f->text, -1);
 	}
 	if (given(f->package)) {
-		q->owned = package_key(f->package);
+		q->owned = pw_pkgname_key(f->package);
 		q_where(q, "o.id IN (SELECT operation_id FROM package_changes WHERE name = ?)");
 		q_text(q, q->owned, -1);
 	}

@@ -6,6 +6,7 @@
 #include "distinfo.h"
 
 #include "i18n.h"
+#include "pkgname.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -25,25 +26,6 @@
 #define METADATA_HEAD_MAX (256 * 1024)
 #define SMALL_FILE_MAX (64 * 1024)
 #define FIELD_MAX 512
-
-char *pw_dist_key(const char *name)
-{
-	size_t n = strlen(name);
-	char *k = xmalloc(n + 1), *o = k;
-	bool sep = false;
-	for (const char *p = name; *p; p++) {
-		if (*p == '-' || *p == '_' || *p == '.') {
-			sep = true;
-			continue;
-		}
-		if (sep && o > k)
-			*o++ = '-';
-		sep = false;
-		*o++ = (char)tolower((unsigned char)*p);
-	}
-	*o = '\0';
-	return k;
-}
 
 static bool ends_with(const char *s, const char *tail)
 {
@@ -240,7 +222,7 @@ static bool read_dist(int site, const char *info, pw_dist *d)
 	if (fstatat(dir, "RECORD", &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		d->stamp = (int64_t)sb.st_ino * 1000003 + (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec;
 	close(dir);
-	d->key = pw_dist_key(d->name);
+	d->key = pw_pkgname_key(d->name);
 	d->info_dir = xstrdup(info);
 	return true;
 }
@@ -310,7 +292,7 @@ void pw_distset_clear(pw_distset *s)
 
 const pw_dist *pw_distset_find(const pw_distset *s, const char *name)
 {
-	char *key = pw_dist_key(name);
+	char *key = pw_pkgname_key(name);
 	size_t lo = 0, hi = s->count;
 	const pw_dist *found = NULL;
 	while (lo < hi) {

@@ -16,7 +16,7 @@
 
 typedef struct pw_dist {
 	char *name;       /* as METADATA spells it */
-	char *key;        /* PEP 503 normalized: lower case, runs of -_. as one '-' */
+	char *key;        /* pw_pkgname_key(name) */
 	char *version;
 	char *installer;  /* first line of INSTALLER; NULL when absent */
 	char *source;     /* direct_url.json's url ("editable " in front for -e); NULL when absent */
@@ -43,7 +43,5 @@ pw_err *pw_distinfo_read_site(const char *site, pw_distset *out);
 void pw_distset_clear(pw_distset *s);
 /* The distribution named name (any spelling), or NULL. */
 const pw_dist *pw_distset_find(const pw_distset *s, const char *name);
-/* PEP 503 normalization into a new string. */
-char *pw_dist_key(const char *name);
 
 #endif

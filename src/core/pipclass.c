@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "pipclass.h"
+#include "pkgname.h"
 #include "redact.h"
 #include "i18n.h"
 #include "libload.h"
@@ -52,22 +53,6 @@ const char *pw_pipclass_name(pw_pip_class c)
 static bool is_sep(char c)
 {
 	return c == '-' || c == '_' || c == '.';
-}
-
-char *pw_pipclass_normalize(const char *project)
-{
-	if (!project)
-		return NULL;
-	char *out = xmalloc(strlen(project) + 1);
-	size_t n = 0;
-	for (const char *p = project; *p; p++) {
-		if (!is_sep(*p))
-			out[n++] = (char)tolower((unsigned char)*p);
-		else if (n == 0 || out[n - 1] != '-')
-			out[n++] = '-';
-	}
-	out[n] = '\0';
-	return out;
 }
 
 /* ---------------------------------------------------------------- matching */
@@ -431,7 +416,7 @@ static pw_pip_class probe_checked(const char *index_url, const char *project, co
 	size_t n = strlen(index_url);
 	while (n > 0 && index_url[n - 1] == '/')
 		n--;
-	char *norm = pw_pipclass_normalize(project);
+	char *norm = pw_pkgname_key(project);
 	probe p = { 0 };
 	p.url = xasprintf("%.*s/%s/", (int)n, index_url, norm);
 	p.shown = pw_redact_url(p.url); /* details are shown and logged */

@@ -46,7 +46,4 @@ pw_pip_class pw_pipclass_classify(int exit_code, const char *output, const char 
 pw_pip_class pw_pipclass_probe_index(const char *index_url, const char *project, const char *proxy,
 				     const char *ca_file, int timeout_s, char **detail);
 
-/* PEP 503 name normalisation: lower-case, runs of -_. become one '-'. */
-char *pw_pipclass_normalize(const char *project);
-
 #endif

@@ -4,6 +4,7 @@
 #include "pkgdb.h"
 
 #include "i18n.h"
+#include "pkgname.h"
 #include "xalloc.h"
 
 #include <sqlite3.h>
@@ -37,7 +38,7 @@ static pw_err *insert_all(sqlite3 *db, int64_t op, const char *env, const pw_pkg
 	pw_err *e = NULL;
 	for (size_t i = 0; !e && i < ch->count; i++) {
 		const pw_pkg_change *c = &ch->items[i];
-		char *key = pw_dist_key(c->name);
+		char *key = pw_pkgname_key(c->name);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, op);
 		bind_text(st, 2, env);
@@ -174,7 +175,7 @@ pw_err *pw_pkgdb_later(pw_catalog *c, int64_t op, const char *env, const pw_pkg_
 		return db ? db_error(db, N_("reading package changes")) : NULL;
 	pw_err *e = NULL;
 	for (size_t i = 0; !e && i < changes->count; i++) {
-		char *key = pw_dist_key(changes->items[i].name);
+		char *key = pw_pkgname_key(changes->items[i].name);
 		sqlite3_reset(st);
 		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 2, op);

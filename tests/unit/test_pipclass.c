@@ -252,30 +252,6 @@ static void test_names(void **state)
 	assert_string_equal(pw_pipclass_name((pw_pip_class)42), "ambiguous");
 }
 
-static void test_normalize(void **state)
-{
-	(void)state;
-	static const char *const table[][2] = {
-		{ "Foo__Bar.baz", "foo-bar-baz" },
-		{ "pwtest_alpha", "pwtest-alpha" },
-		{ "PWTest-Alpha", "pwtest-alpha" },
-		{ "a..b__c--d", "a-b-c-d" },
-		{ "A-_.-B", "a-b" },
-		{ "already-normal", "already-normal" },
-		{ "zope.interface", "zope-interface" },
-		{ "x.", "x-" },
-		{ "_lead", "-lead" },
-		{ "", "" },
-	};
-	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-		char *got = pw_pipclass_normalize(table[i][0]);
-		if (strcmp(got, table[i][1]) != 0)
-			fail_msg("normalize(\"%s\"): expected \"%s\", got \"%s\"", table[i][0], table[i][1], got);
-		free(got);
-	}
-	assert_null(pw_pipclass_normalize(NULL));
-}
-
 /* ---------------------------------------------------------------- captured pip output */
 
 typedef struct expectation {
@@ -721,7 +697,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_captured_pip_output),
 		cmocka_unit_test(test_network_beats_no_match),
 		cmocka_unit_test(test_certificate_beats_retrying),

@@ -12,6 +12,7 @@
 #include "distinfo.h"
 #include "pkgdb.h"
 #include "pkgdiff.h"
+#include "pkgname.h"
 #include "recordcheck.h"
 #include "testlib.h"
 #include "undo.h"
@@ -43,9 +44,31 @@ static void test_version_order(void **state)
 static void test_key(void **state)
 {
 	(void)state;
-	char *k = pw_dist_key("Foo__Bar.-baz");
-	assert_string_equal(k, "foo-bar-baz");
-	free(k);
+	static const char *const table[][2] = {
+		{ "Foo__Bar.-baz", "foo-bar-baz" },
+		{ "pwtest_alpha", "pwtest-alpha" },
+		{ "PWTest-Alpha", "pwtest-alpha" },
+		{ "a..b__c--d", "a-b-c-d" },
+		{ "A-_.-B", "a-b" },
+		{ "already-normal", "already-normal" },
+		{ "zope.interface", "zope-interface" },
+		{ "x.", "x-" },     /* as packaging's canonicalize_name: ends are kept */
+		{ "_lead", "-lead" },
+		{ "--", "-" },
+		{ "", "" },
+		{ "\xc3\x89" "COLE", "\xc3\x89" "cole" }, /* only ASCII is lowered */
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		char *got = pw_pkgname_key(table[i][0]);
+		if (strcmp(got, table[i][1]) != 0)
+			fail_msg("key(\"%s\"): expected \"%s\", got \"%s\"", table[i][0], table[i][1], got);
+		free(got);
+	}
+	assert_null(pw_pkgname_key(NULL));
+	/* the length form keys only the bytes it is given and says how long the key is */
+	char out[16];
+	assert_int_equal(pw_pkgname_key_to("Foo..Bar-1.0", 8, out), 7);
+	assert_string_equal(out, "foo-bar");
 }
 
 /* site/NAME-VERSION.dist-info with METADATA (and INSTALLER, direct_url.json when given). */
