@@ -206,7 +206,10 @@ char **pw_runner_build_env_keeping(const char *const *envp, const char *const *k
 
 char **pw_runner_build_env_python(const char *const *envp)
 {
-	static const char *const keep[] = { "VIRTUAL_ENV", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", NULL };
+	/* TERMINFO_DIRS: the managed runtime's bundled terminfo, which the
+	 * scratchpad operation sets for a $TERM the system does not know. */
+	static const char *const keep[] = { "VIRTUAL_ENV", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR",
+					    "TERMINFO_DIRS", NULL };
 	return pw_runner_build_env_keeping(envp, keep, NULL);
 }
 

@@ -56,8 +56,8 @@ char **pw_runner_build_env(const char *const *envp, const char *const *add);
  * keeps every name starting with P) unless they look like credentials. */
 char **pw_runner_build_env_keeping(const char *const *envp, const char *const *keep, const char *const *add);
 /* For an interactive Python (a scratchpad worker): the same scrub, also
- * keeping VIRTUAL_ENV, PYTHONPATH and the CA bundle variables a session
- * relies on. */
+ * keeping VIRTUAL_ENV, PYTHONPATH, the CA bundle variables a session
+ * relies on, and TERMINFO_DIRS. */
 char **pw_runner_build_env_python(const char *const *envp);
 void pw_runner_env_free(char **env);
 /* True when a variable name looks like it holds a credential. */

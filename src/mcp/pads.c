@@ -3,7 +3,6 @@
 
 #include "mcp/pads.h"
 
-#include "scratch_client.h"
 #include "xalloc.h"
 
 #include <pthread.h>
@@ -24,8 +23,7 @@ struct pad {
 	pad *next;
 	char *session;
 	pw_mcp_pad_ticket *queue;  /* the head runs, the others wait in order */
-	char *python;              /* the interpreter of its last call */
-	pw_scratch_client *client; /* NULL until the first call, and after a broken one */
+	pw_op_scratch_conn *conn;  /* NULL until the first call */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,7 +32,7 @@ static pad *pads;
 
 static char *own_name(const char *workspace)
 {
-	char *base = pw_scratch_default_session(workspace);
+	char *base = pw_op_scratch_default_session(workspace);
 	char *tail = xasprintf("-mcp-%ld", (long)getpid());
 	size_t room = 64 - strlen(tail);
 	if (strlen(base) > room)
@@ -113,37 +111,19 @@ static bool wait_turn(pw_mcp_pad_ticket *t, const pw_cancel *cancel)
 	return mine;
 }
 
-pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, pw_scratch_request *req, bool lease, const pw_cancel *cancel,
-			pw_scratch_result **out)
+pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, const pw_ops_ctx *ctx, pw_op_scratch_request *rq,
+			const pw_cancel *cancel, pw_op_scratch_result *out)
 {
-	*out = NULL;
+	out->cell = NULL;
 	pad *p = t->pad;
 	if (!wait_turn(t, cancel)) {
 		pw_mcp_pads_drop(t);
 		return pw_err_new(PW_ERR_CANCELLED, NULL, "cancelled while an earlier call of session %s ran",
 				  p->session);
 	}
-	free(req->session);
-	req->session = xstrdup(p->session);
-	/* An interpreter named again for a session that already runs it needs
-	 * no check against the worker, and so may take the leased path. */
-	if (p->python && req->python && strcmp(p->python, req->python) == 0 && !req->reset)
-		req->python_explicit = false;
-	pw_err *e = NULL;
-	if (!p->client) {
-		pw_scratch_connect_opts o = { .autostart = true };
-		e = pw_scratch_connect(&o, &p->client);
-	}
-	if (!e)
-		e = pw_scratch_run(p->client, req, cancel, out);
-	if (e && !*out) /* the connection may be broken: the next call connects afresh */
-		pw_scratch_close(&p->client);
-	if (*out) {
-		free(p->python);
-		p->python = req->python ? xstrdup(req->python) : NULL;
-	}
-	if (lease && *out && strcmp((*out)->status, "lost") != 0)
-		pw_err_free(pw_scratch_lease(p->client, p->session)); /* a refusal leaves the host path */
+	rq->session = p->session;
+	pw_op_io io = { .cancel = cancel };
+	pw_err *e = pw_op_scratch_run(ctx, rq, &io, &p->conn, out);
 	pw_mcp_pads_drop(t);
 	return e;
 }
@@ -153,6 +133,6 @@ void pw_mcp_pads_close_all(void)
 	pthread_mutex_lock(&lock);
 	for (pad *p = pads; p; p = p->next)
 		if (!p->queue)
-			pw_scratch_close(&p->client);
+			pw_op_scratch_conn_close(&p->conn);
 	pthread_mutex_unlock(&lock);
 }

@@ -4,54 +4,24 @@
 #include "mcp/pads.h"
 #include "mcp/tools.h"
 
-#include "ops/venvops.h"
-
-#include "runtime.h"
-#include "scratch_client.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-extern char **environ;
-
-static pw_err *choose_python(const pw_ops_ctx *o, const char *venv, pw_scratch_request *req)
-{
-	if (venv) {
-		char *dir = NULL;
-		pw_err *e = pw_ops_resolve_venv(o, venv, &dir);
-		if (e)
-			return e;
-		char *py = xasprintf("%s/bin/python", dir);
-		if (access(py, X_OK) != 0) {
-			e = pw_err_new(PW_ERR_USAGE, "create one with the pyenv_create tool",
-				       "%s is not a virtual environment (no bin/python)", dir);
-			free(dir);
-			free(py);
-			return e;
-		}
-		req->venv = dir;
-		req->python = py;
-		req->python_explicit = true;
-		return NULL;
-	}
-	pw_err *e = pw_runtime_python(o->box_root, &req->python);
-	if (!e)
-		return NULL;
-	pw_err *r = pw_err_new(PW_ERR_REFUSED,
-			       "ask the human to install the managed runtime (the runtime_install tool asks them), "
-			       "or pass venv: the path of a virtual environment",
-			       "no interpreter for the scratchpad: %s", pw_err_message(e));
-	pw_err_free(e);
-	return r;
-}
+/* What the agent can do when there is no interpreter (the scratchpad
+ * operation's refusals otherwise name CLI options). */
+static const pw_op_scratch_hints hints = {
+	.no_python = "ask the human to install the managed runtime (the runtime_install tool asks them), "
+		     "or pass venv: the path of a virtual environment",
+	.not_venv = "create one with the pyenv_create tool",
+};
 
 /* The session named, or the connection's own one. */
 static void *admit_python(pw_mcp_call *call, const json_t *args)
 {
 	const char *named = json_string_value(json_object_get(args, "session"));
-	if (named && !pw_scratch_session_name_ok(named))
+	if (named && !pw_op_scratch_session_ok(named))
 		return NULL; /* refused in run */
 	char *own = pw_mcp_pads_own_session(pw_mcp_call_opts(call)->ctx->workspace);
 	pw_mcp_pad_ticket *t = pw_mcp_pads_queue(named ? named : own);
@@ -71,38 +41,32 @@ static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw
 	const char *code = json_string_value(json_object_get(args, "code"));
 	const char *session = json_string_value(json_object_get(args, "session"));
 	bool reset = json_is_true(json_object_get(args, "reset"));
-	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = reset };
 	pw_err *e = NULL;
-	if (session && !pw_scratch_session_name_ok(session))
+	if (session && !pw_op_scratch_session_ok(session))
 		e = pw_err_new(PW_ERR_USAGE, "use 1 to 64 of A-Z a-z 0-9 . _ -", "session name '%s'", session);
 	if (!e && !*code && !reset)
 		e = pw_err_new(PW_ERR_USAGE, "give code, or reset: true", "no code to run");
-	if (!e)
-		e = choose_python(o, json_string_value(json_object_get(args, "venv")), &req);
 	if (e) {
 		forget_python(admitted);
-		pw_scratch_request_clear(&req);
 		pw_mcp_tool_fail(out, e);
 		return;
 	}
 	char *own = pw_mcp_pads_own_session(o->workspace);
-	req.code = *code ? xstrdup(code) : NULL;
-	req.project_dir = xstrdup(o->workspace);
-	req.env = environ;
-	req.timeout_ms = (int64_t)(o->timeout * 1000);
-	pw_scratch_result *r = NULL;
-	e = pw_mcp_pads_run(admitted, &req, !session || strcmp(session, own) == 0, pw_mcp_call_cancel(call), &r);
-	req.env = NULL;
-	pw_scratch_request_clear(&req);
+	pw_op_scratch_request rq = {
+		.code = code, .reset = reset, .venv = json_string_value(json_object_get(args, "venv")),
+		.lease = !session || strcmp(session, own) == 0, .hints = &hints,
+	};
+	pw_op_scratch_result r = { 0 };
+	e = pw_mcp_pads_run(admitted, o, &rq, pw_mcp_call_cancel(call), &r);
 	free(own);
 	if (e) {
-		pw_scratch_result_free(&r);
+		pw_op_scratch_clear(&r);
 		pw_mcp_tool_fail(out, e);
 		return;
 	}
-	out->structured = pw_scratch_result_encode(r);
-	out->is_error = strcmp(r->status, "ok") != 0 && strcmp(r->status, "reset") != 0;
-	pw_scratch_result_free(&r);
+	out->structured = pw_op_scratch_json(&r);
+	out->is_error = strcmp(r.cell->status, "ok") != 0 && strcmp(r.cell->status, "reset") != 0;
+	pw_op_scratch_clear(&r);
 }
 
 const pw_mcp_tool pw_mcp_tool_python = {

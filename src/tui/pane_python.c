@@ -25,7 +25,6 @@
 #include "ops/ctx.h"
 
 #include "i18n.h"
-#include "scratch_client.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -75,7 +74,7 @@ static void *create(pw_app *app)
 {
 	py_pane *p = xcalloc(1, sizeof *p);
 	p->app = app;
-	p->session = pw_scratch_default_session(pw_app_ctx(app)->workspace);
+	p->session = pw_op_scratch_default_session(pw_app_ctx(app)->workspace);
 	p->input = pw_pyinput_new();
 	p->log = pw_pylog_new(LOG_LINES);
 	return p;
@@ -111,6 +110,7 @@ static void read_status(py_pane *p)
 	if (p->status_job || p->cell_job)
 		return;
 	pw_pystatus *s = xcalloc(1, sizeof *s);
+	s->ctx = pw_app_ctx(p->app);
 	s->box_root = xstrdup(pw_app_box_root(p->app));
 	s->session = xstrdup(p->session);
 	s->cells_at_start = p->cells_done;
@@ -257,20 +257,12 @@ static void cell_done(py_pane *p, const pw_job_event *ev)
 
 /* ---------------------------------------------------------------- running */
 
-static double cell_budget(const pw_ops_ctx *ctx)
-{
-	const char *v = ctx->settings ? pw_settings_get(ctx->settings, "timeout") : NULL;
-	return ctx->timeout > 0 ? ctx->timeout : v ? strtod(v, NULL) : 0;
-}
-
 static pw_pycell *new_cell(py_pane *p)
 {
 	const pw_ops_ctx *ctx = pw_app_ctx(p->app);
 	pw_pycell *c = xcalloc(1, sizeof *c);
-	c->box_root = xstrdup(ctx->box_root);
-	c->workspace = xstrdup(ctx->workspace);
+	c->ctx = ctx;
 	c->session = xstrdup(p->session);
-	c->timeout_s = cell_budget(ctx);
 	if (p->choice.python) {
 		c->python = xstrdup(p->choice.python);
 		c->venv = p->choice.venv ? xstrdup(p->choice.venv) : NULL;

@@ -1,26 +1,27 @@
 /*
  * The Python pane's background work (worker threads, no curses): running
- * one cell through the scratchpad client (starting the shared host when
- * none runs, interrupting through the job's cancel token), and reading the
- * session's state (without starting anything) for the pane's header.
+ * one cell through the scratchpad operation (ops/op_scratch.h: it starts
+ * the shared host when none runs; the job's cancel token interrupts), and
+ * reading the session's state (without starting anything) for the pane's
+ * header.
  */
 #ifndef PW_TUI_PANE_PYTHON_JOBS_H
 #define PW_TUI_PANE_PYTHON_JOBS_H
 
 #include "tui/worker.h"
 
-#include "scratch_proto.h"
+#include "ops/op_scratch.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 /* One cell: what the pane fills in, what the job leaves for its DONE. */
 typedef struct pw_pycell {
-	char *box_root, *workspace, *session, *code;
+	const pw_ops_ctx *ctx; /* the app's (prepared: read-only, shared by threads) */
+	char *session, *code;
 	char *python, *venv;   /* chosen in the pane (Ctrl-T), or NULL: the CLI's default */
 	char *fallback_python; /* the session's running interpreter, used when
 				  there is no managed runtime (or NULL) */
-	double timeout_s;      /* 0: none */
 	bool reset;	       /* a fresh worker first (code may be NULL) */
 	pw_scratch_result *result;
 } pw_pycell;
@@ -31,6 +32,7 @@ void pw_pycell_free(void *ud);
 /* The header's facts: the managed runtime's interpreter, and the session
  * as the host knows it (when a host runs and has it). */
 typedef struct pw_pystatus {
+	const pw_ops_ctx *ctx;
 	char *box_root, *session;
 	char *runtime_python, *runtime_version; /* NULL when not installed */
 	char *no_runtime;			/* why not, for people */

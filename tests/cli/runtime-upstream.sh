@@ -6,9 +6,23 @@
 # end up, writes EXTERNALLY-MANAGED (PEP 668) into the stdlib folder, and
 # its own baseline passes --break-system-packages while a stray
 # `current/bin/python3 -m pip install` is refused with pyward's message.
+# Children (exec, scratchpad workers) get the bundled terminfo for a $TERM
+# the system does not know. The scratchpad host started here is stopped by
+# its PID (host.pid in a private runtime dir).
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
+export XDG_RUNTIME_DIR="$WORLD/xdg-rt" PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+stop_host() {
+	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	_i=0
+	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	kill -0 "$_p" 2>/dev/null && kill -9 "$_p" 2>/dev/null
+	return 0
+}
+trap 'stop_host; stop_servers; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
 set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
 VER=$1 SHA=$2
@@ -20,7 +34,7 @@ PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 unset PYWARD_MIRRORS PIP_INDEX_URL
 export PYWARD_PROXY_PORTS=$(closed_port)
-plan 16
+plan 20
 
 mkdir -p "$WORLD/peek" && tar -xzf "$WORLD/rt/cpython-fixture-install_only.tar.gz" -C "$WORLD/peek"
 ok "the fixture carries upstream's /install prefix in its sysconfig data" \
@@ -65,5 +79,16 @@ TERM=pyward-fixture P exec -c 'import os; print(os.environ.get("TERMINFO_DIRS"))
 is "$OUT" "$BOX/runtime/python/current/share/terminfo" "exec gets TERMINFO_DIRS for a TERM only the runtime knows"
 TERM=xterm P exec -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
 is "$OUT" "None" "and none for a TERM the system knows"
+# the scratchpad's workers the same way (a session keeps the environment
+# its worker started with: one session each)
+TERM=pyward-fixture P python -s terminfo-unknown -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
+is "$OUT" "$BOX/runtime/python/current/share/terminfo" \
+	"a scratchpad worker gets TERMINFO_DIRS for a TERM only the runtime knows"
+TERM=pyward-fixture TERMINFO_DIRS=/nowhere P python -s terminfo-own -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
+is "$OUT" "$BOX/runtime/python/current/share/terminfo:/nowhere" "the caller's own TERMINFO_DIRS comes after it"
+TERM=xterm P python -s terminfo-known -c 'import os; print(os.environ.get("TERMINFO_DIRS"))'
+is "$OUT" "None" "and none for a TERM the system knows"
+TERM=pyward-fixture P python -s terminfo-unknown -c 'import curses; curses.setupterm(); curses.tigetnum("cols") > 0'
+is "$OUT" "True" "curses in that worker finds the TERM's entry"
 
 done_testing

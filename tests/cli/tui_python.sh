@@ -5,7 +5,8 @@
 # Ctrl-C interrupting a running cell while the screen keeps answering, the
 # interpreter in the header, state kept across a restart of the TUI and
 # shared with `pyward python`, the loss notice after the host is killed,
-# and the message when there is no interpreter. The scratchpad host the TUI
+# the message when there is no interpreter, and read-only mode refusing a
+# cell (the pane runs cells through the scratchpad operation, as the CLI). The scratchpad host the TUI
 # starts is stopped by its PID (host.pid in the private runtime dir).
 . "$TOP_SRCDIR/tests/lib.sh"
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
@@ -42,14 +43,14 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:9/unused.tar.gz" "$SHA"
 "$PYWARD" --box-root "$BOX" -C "$WS" runtime install --pins "$WORLD/pins.tsv" \
 	--archive "$WORLD/arch/cpython-fixture-install_only.tar.gz" --yes -q >/dev/null 2>&1 ||
 	skip_all "could not install the fixture runtime"
-plan 53
+plan 55
 
 WAIT_SECONDS=20
-# start NAME BOX WORKSPACE: a tmux session running the TUI on the Python pane.
+# start NAME BOX WORKSPACE [OPTION]: a tmux session running the TUI on the Python pane.
 start() {
 	S=$1
 	T -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
-		"env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_RUNTIME_DIR='$XDG_RUNTIME_DIR' PYWARD_WORKER='$PYWARD_WORKER' '$PYWARD' --box-root '$2' -C '$3'; echo EXITED rc=\$?; sleep 60"
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_RUNTIME_DIR='$XDG_RUNTIME_DIR' PYWARD_WORKER='$PYWARD_WORKER' '$PYWARD' --box-root '$2' -C '$3' ${4:-}; echo EXITED rc=\$?; sleep 60"
 	wait_for "q quit" >/dev/null
 	T send-keys -t "$S" 6
 }
@@ -191,6 +192,14 @@ start bare "$WORLD/emptybox" "$WORLD/ws2"
 ok "without a runtime the pane says how to get one" wait_for "Install the managed runtime in pane 1"
 type_line '1 + 1'
 ok "a cell is refused with the reason" wait_for "error: no interpreter for the scratchpad"
+T send-keys -t "$S" F10
+
+# ---- read-only mode: a cell is a change
+start readonly "$BOX" "$WS" "--mode read-only"
+type_line 'open("made-in-read-only-mode", "w")'
+ok "read-only mode: a cell is refused with the policy message" \
+	wait_for "error: running code in the scratchpad is a change"
+ok "and it did not run" test ! -e "$WS/made-in-read-only-mode"
 T send-keys -t "$S" F10
 
 done_testing

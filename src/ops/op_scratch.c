@@ -1,0 +1,426 @@
+/* The scratchpad operations: see op_scratch.h. */
+#include "config.h"
+
+#include "ops/op_scratch.h"
+
+#include "ops/venvops.h"
+
+#include "clock.h"
+#include "i18n.h"
+#include "paths.h"
+#include "runtime.h"
+#include "runtime_fixup.h"
+#include "scratch_client.h"
+#include "scratch_host.h"
+#include "venv.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct pw_op_scratch_conn {
+	pw_scratch_client *client;
+	char *env_for;          /* the session this connection sent the environment for */
+	char *session, *python; /* its last call's: an interpreter named again needs no check */
+};
+
+static void conn_reset(pw_op_scratch_conn *c)
+{
+	pw_scratch_close(&c->client);
+	free(c->env_for);
+	c->env_for = NULL;
+}
+
+void pw_op_scratch_conn_close(pw_op_scratch_conn **c)
+{
+	if (!c || !*c)
+		return;
+	conn_reset(*c);
+	free((*c)->session);
+	free((*c)->python);
+	free(*c);
+	*c = NULL;
+}
+
+bool pw_op_scratch_session_ok(const char *name)
+{
+	return pw_scratch_session_name_ok(name);
+}
+
+char *pw_op_scratch_default_session(const char *workspace)
+{
+	return pw_scratch_default_session(workspace);
+}
+
+double pw_op_scratch_budget(const pw_ops_ctx *ctx)
+{
+	const char *v = ctx->settings ? pw_settings_get(ctx->settings, "timeout") : NULL;
+	return ctx->timeout > 0 ? ctx->timeout : v ? strtod(v, NULL) : 0;
+}
+
+/* ---------------------------------------------------------------- the interpreter */
+
+/* A member of the front end's hints, or NULL. */
+#define HINT(rq, m) ((rq)->hints ? (rq)->hints->m : NULL)
+
+static pw_err *venv_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, char **dir, char **python)
+{
+	char *abs = NULL, *py = NULL, *managed = xasprintf("%s/runtime", ctx->box_root);
+	/* Inside the allowed roots, and its interpreter where the environment says. */
+	pw_err *bad = pw_ops_resolve_venv(ctx, rq->venv, &abs);
+	if (!bad && access(abs, F_OK) == 0)
+		bad = pw_venv_interpreter(abs, managed, &py);
+	free(managed);
+	if (bad && (!abs || pw_err_code(bad) == PW_ERR_REFUSED)) {
+		free(abs);
+		return bad;
+	}
+	pw_err_free(bad);
+	if (!py || access(py, X_OK) != 0) {
+		const char *hint = HINT(rq, not_venv);
+		pw_err *e = pw_err_new(PW_ERR_USAGE,
+				       hint ? hint : _("create one with 'pyward venv create', or pass --python PATH"),
+				       _("%s is not a virtual environment (no bin/python)"), abs);
+		free(abs);
+		free(py);
+		return e;
+	}
+	*dir = abs;
+	*python = py;
+	return NULL;
+}
+
+static char *find_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	char *found = NULL, *save = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", *d ? d : ".", name);
+		if (access(p, X_OK) == 0)
+			found = pw_paths_absolute(p);
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* The workspace's environment when it has exactly one (relative to the
+ * workspace, as a user would type it), else NULL. */
+static char *only_environment(const pw_ops_ctx *ctx)
+{
+	pw_venv_list l = { 0 };
+	if (!ctx->guard || !ctx->workspace)
+		return NULL;
+	pw_err *e = pw_venv_discover(ctx->guard, ctx->workspace, 2, 2000, pw_clock_mono_ms() + 500, &l);
+	char *only = NULL;
+	if (!e && l.count == 1) {
+		const char *p = l.items[0].path;
+		size_t n = strlen(ctx->workspace);
+		only = xstrdup(strncmp(p, ctx->workspace, n) == 0 && p[n] == '/' ? p + n + 1 : p);
+	}
+	pw_err_free(e);
+	pw_venv_list_clear(&l);
+	return only;
+}
+
+static char *cli_one_env_hint(const char *name)
+{
+	return xasprintf(_("pass --venv %s (the workspace's one environment), or install the managed runtime with "
+			   "'pyward runtime install'"),
+			 name);
+}
+
+static pw_err *no_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, pw_err *why)
+{
+	const char *plain = HINT(rq, no_python);
+	char *(*one)(const char *) = HINT(rq, no_python_one_env);
+	if (!rq->hints) {
+		plain = _("install the managed runtime with 'pyward runtime install', or pass --venv DIR or "
+			  "--python PATH");
+		one = cli_one_env_hint;
+	}
+	/* The one environment is named, not taken: a session outlives this call
+	 * and is shared with the other front ends, so its interpreter is chosen
+	 * on purpose (see the man page). */
+	char *only = one ? only_environment(ctx) : NULL;
+	char *hint = only ? one(only) : xstrdup(plain ? plain : "");
+	pw_err *r = pw_err_new(PW_ERR_REFUSED, *hint ? hint : NULL, _("no interpreter for the scratchpad: %s"),
+			       pw_err_message(why));
+	free(hint);
+	free(only);
+	pw_err_free(why);
+	return r;
+}
+
+/* The environment, else the interpreter named, else the managed runtime,
+ * else the fallback, else a refusal. */
+static pw_err *choose_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, pw_scratch_request *req)
+{
+	if (rq->venv) {
+		req->python_explicit = true;
+		return venv_python(ctx, rq, &req->venv, &req->python);
+	}
+	if (rq->python) {
+		req->python_explicit = true;
+		req->python = strchr(rq->python, '/') ? pw_paths_absolute(rq->python) : find_on_path(rq->python);
+		if (!req->python || access(req->python, X_OK) != 0)
+			return pw_err_new(PW_ERR_USAGE, _("pass the path of a Python interpreter"),
+					  _("--python %s: no such executable"), rq->python);
+		return NULL;
+	}
+	pw_err *e = pw_runtime_python(ctx->box_root, &req->python);
+	if (!e)
+		return NULL;
+	if (rq->fallback_python) {
+		pw_err_free(e);
+		req->python = xstrdup(rq->fallback_python);
+		return NULL;
+	}
+	return no_python(ctx, rq, e);
+}
+
+/* ---------------------------------------------------------------- the environment */
+
+static bool is_terminfo_dirs(const char *entry)
+{
+	return strncmp(entry, "TERMINFO_DIRS=", 14) == 0;
+}
+
+/* The caller's environment for the session's next worker, with the
+ * runtime's bundled terminfo when the system has none for $TERM (as exec
+ * gives its child; a TERMINFO_DIRS of the caller's own is kept only
+ * behind the bundled one, also as exec does). NULL-terminated, malloc'd. */
+static char **worker_environment(const pw_ops_ctx *ctx)
+{
+	char *current = xasprintf("%s/runtime/python/current", ctx->box_root);
+	char *terminfo = pw_runtime_terminfo_env(current, getenv("TERM"));
+	free(current);
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	char **env = xcalloc(n + 2, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!is_terminfo_dirs(environ[i]))
+			env[k++] = xstrdup(environ[i]);
+	if (terminfo)
+		env[k++] = terminfo;
+	env[k] = NULL;
+	return env;
+}
+
+static void free_environment(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static bool is_utf8(const char *s)
+{
+	json_t *j = json_string(s);
+	json_decref(j);
+	return j != NULL;
+}
+
+static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq)
+{
+	bool has_code = rq->code && *rq->code;
+	if (rq->session && !pw_scratch_session_name_ok(rq->session))
+		return pw_err_new(PW_ERR_USAGE, _("use 1 to 64 of A-Z a-z 0-9 . _ -"), _("session name '%s'"),
+				  rq->session);
+	/* A cell can write anywhere the user can: no cells in read-only mode. */
+	if (has_code) {
+		pw_err *e = pw_ops_require_write(ctx, _("running code in the scratchpad"));
+		if (e)
+			return e;
+		if (!is_utf8(rq->code))
+			return pw_err_new(PW_ERR_USAGE, _("save the code as UTF-8"), _("the code is not UTF-8 text"));
+	}
+	if (!has_code && !rq->reset)
+		return pw_err_new(PW_ERR_USAGE, NULL, _("no code to run"));
+	return NULL;
+}
+
+pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
+			  pw_op_scratch_conn **conn, pw_op_scratch_result *r)
+{
+	r->cell = NULL;
+	r->budget = pw_op_scratch_budget(ctx);
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = rq->reset, .max_output = rq->max_output };
+	pw_err *e = check_request(ctx, rq);
+	if (!e)
+		e = choose_python(ctx, rq, &req);
+	if (e) {
+		pw_scratch_request_clear(&req);
+		return e;
+	}
+	/* No slot: a connection for this call only. An empty slot: a new one, kept. */
+	pw_op_scratch_conn *own = NULL, *c = conn && *conn ? *conn : xcalloc(1, sizeof *c);
+	if (!conn)
+		own = c;
+	req.session = rq->session ? xstrdup(rq->session) : pw_scratch_default_session(ctx->workspace);
+	req.code = rq->code && *rq->code ? xstrdup(rq->code) : NULL;
+	req.project_dir = xstrdup(ctx->workspace);
+	req.timeout_ms = (int64_t)(r->budget * 1000);
+	/* An interpreter named again for a session that already runs it needs
+	 * no check against the worker, and so may take the leased path. */
+	if (req.python_explicit && !req.reset && c->session && c->python && strcmp(c->session, req.session) == 0 &&
+	    strcmp(c->python, req.python) == 0)
+		req.python_explicit = false;
+	if (!c->client) {
+		pw_scratch_connect_opts o = { .autostart = true };
+		e = pw_scratch_connect(&o, &c->client);
+	}
+	/* The host keeps a session's environment: it goes once per connection. */
+	if (!e && (!c->env_for || strcmp(c->env_for, req.session) != 0))
+		req.env = worker_environment(ctx);
+	if (!e)
+		e = pw_scratch_run(c->client, &req, io ? io->cancel : NULL, &r->cell);
+	if (!e && req.env) {
+		free(c->env_for);
+		c->env_for = xstrdup(req.session);
+	}
+	if (e && !r->cell) { /* the connection may be broken: the next call connects afresh */
+		conn_reset(c);
+	} else if (r->cell) {
+		free(c->session);
+		free(c->python);
+		c->session = xstrdup(req.session);
+		c->python = req.python ? xstrdup(req.python) : NULL;
+		if (rq->lease && strcmp(r->cell->status, "lost") != 0)
+			pw_err_free(pw_scratch_lease(c->client, req.session)); /* a refusal leaves the host path */
+	}
+	free_environment(req.env);
+	req.env = NULL;
+	pw_scratch_request_clear(&req);
+	if (own)
+		pw_op_scratch_conn_close(&own);
+	else if (conn)
+		*conn = c;
+	return e;
+}
+
+json_t *pw_op_scratch_json(const pw_op_scratch_result *r)
+{
+	return pw_scratch_result_encode(r->cell);
+}
+
+int pw_op_scratch_exit_status(const pw_op_scratch_result *r)
+{
+	return pw_scratch_result_exit_status(r->cell);
+}
+
+void pw_op_scratch_clear(pw_op_scratch_result *r)
+{
+	pw_scratch_result_free(&r->cell);
+}
+
+/* ---------------------------------------------------------------- admin */
+
+static pw_err *connect_running(pw_scratch_client **c)
+{
+	pw_scratch_connect_opts o = { .autostart = false };
+	return pw_scratch_connect(&o, c);
+}
+
+pw_err *pw_op_scratch_list(const pw_ops_ctx *ctx, pw_scratch_list **out)
+{
+	(void)ctx;
+	*out = NULL;
+	pw_scratch_client *c = NULL;
+	pw_err *e = connect_running(&c);
+	if (!e)
+		e = pw_scratch_sessions(c, out);
+	pw_scratch_close(&c);
+	return e;
+}
+
+json_t *pw_op_scratch_list_json(const pw_scratch_list *l)
+{
+	pw_scratch_list empty = { 0 };
+	return pw_scratch_list_encode(l ? l : &empty);
+}
+
+static pw_err *admin(const char *session, bool discard)
+{
+	pw_scratch_client *c = NULL;
+	pw_err *e = connect_running(&c);
+	if (!e)
+		e = discard ? pw_scratch_discard(c, session) : pw_scratch_interrupt(c, session);
+	pw_scratch_close(&c);
+	return e;
+}
+
+pw_err *pw_op_scratch_interrupt(const pw_ops_ctx *ctx, const char *session)
+{
+	(void)ctx;
+	return admin(session, false);
+}
+
+pw_err *pw_op_scratch_discard(const pw_ops_ctx *ctx, const char *session)
+{
+	(void)ctx;
+	return admin(session, true);
+}
+
+json_t *pw_op_scratch_done_json(const char *session, bool discarded)
+{
+	return json_pack("{s:s, s:s}", "session", session, "done", discarded ? "discarded" : "interrupted");
+}
+
+/* ---------------------------------------------------------------- the host */
+
+static int setting_int(const pw_ops_ctx *ctx, const char *key, int fallback)
+{
+	const char *v = ctx->settings ? pw_settings_get(ctx->settings, key) : NULL;
+	return v ? (int)strtod(v, NULL) : fallback;
+}
+
+static int env_int(const char *name, int fallback)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : fallback;
+}
+
+pw_err *pw_op_scratch_serve(const pw_ops_ctx *ctx, pw_err *setup, int *ready_fd)
+{
+	*ready_fd = env_int("PYWARD_SCRATCH_READY_FD", -1);
+	unsetenv("PYWARD_SCRATCH_READY_FD");
+	char *dir = NULL;
+	pw_err *e = setup;
+	const char *env_dir = getenv("PYWARD_SCRATCH_DIR"); /* set by the client that starts us */
+	if (env_dir && *env_dir)
+		dir = xstrdup(env_dir);
+	else if (!e)
+		e = pw_scratch_dir(&dir);
+	const char *wenv = getenv("PYWARD_WORKER");
+	char *worker = wenv && *wenv ? xstrdup(wenv) : pw_ops_data_file("pyward_worker.py");
+	pw_scratch_host_opts o = {
+		.dir = dir,
+		.worker_script = worker,
+		.idle_timeout_s = setting_int(ctx, "python_idle_timeout", 900),
+		.max_workers = setting_int(ctx, "python_max_workers", 4),
+		.grace_ms = env_int("PYWARD_SCRATCH_GRACE_MS", 2000),
+		.ready_fd = *ready_fd,
+		/* the tests' stand-in for a second user: the host believes it belongs to another uid */
+		.owner_uid = (uid_t)env_int("PYWARD_SCRATCH_TEST_OWNER_UID", (int)getuid()),
+	};
+	if (!e && access(worker, R_OK) != 0)
+		e = pw_err_errno(PW_ERR_NOTFOUND, errno, _("reinstall pyward, or point PYWARD_WORKER at pyward_worker.py"),
+				 _("the scratchpad worker script %s"), worker);
+	if (!e)
+		e = pw_scratch_host_run(&o);
+	if (!e)
+		*ready_fd = -1; /* the host wrote to it and closed it */
+	free(dir);
+	free(worker);
+	return e;
+}

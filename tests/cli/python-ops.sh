@@ -1,0 +1,116 @@
+#!/bin/sh
+# The scratchpad through its operations (src/ops/op_scratch.c): every front
+# end (`pyward python`, the MCP `python` tool, the TUI's Python pane, the
+# last in tests/cli/tui_python.sh) gets the same rules and the same JSON:
+# no cells in read-only mode (a reset alone is no change), an environment's
+# interpreter must resolve inside it (or its pyvenv.cfg base), a result
+# has the same members whichever front end asked. MCP sessions here are
+# hand-written JSON-RPC lines on pyward mcp's stdin. Every scratchpad host
+# started is stopped by its PID (host.pid in the private runtime dir).
+. "$TOP_SRCDIR/tests/lib.sh"
+make_world
+SYS_PY=/usr/bin/python3
+[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
+[ -n "$SYS_PY" ] || skip_all "no python3"
+export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+export XDG_RUNTIME_DIR="$WORLD/rt"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+unset PYWARD_SCRATCH_TEST_OWNER_UID
+WS="$WORLD/ws"
+stop_host() {
+	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	_i=0
+	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	kill -0 "$_p" 2>/dev/null && kill -9 "$_p" 2>/dev/null
+	return 0
+}
+trap 'stop_host; rm -rf "$WORLD"' EXIT
+"$SYS_PY" -m venv --without-pip "$WS/.venv" >/dev/null 2>&1 ||
+	skip_all "python3 -m venv does not work here (install python3-venv)"
+plan 16
+
+# mcp_python ARGS_JSON [GLOBAL OPTIONS...]: one `python` tool call in a
+# fresh MCP session; OUT is its structured result (compact JSON), with
+# "isError" added.
+mcp_python() {
+	_args=$1; shift
+	printf '%s\n' \
+		'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ops-test","version":"1"}}}' \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"python\",\"arguments\":$_args}}" |
+		"$PYWARD" --box-root "$WORLD/box" -C "$WS" "$@" mcp >"$WORLD/mcp.out" 2>"$WORLD/mcp.err"
+	OUT=$("$SYS_PY" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("id") == 2:
+        r = m.get("result", {})
+        s = dict(r.get("structuredContent") or {})
+        s["isError"] = r.get("isError", False)
+        print(json.dumps(s, sort_keys=True))
+' "$WORLD/mcp.out")
+}
+J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# ---- read-only mode: a cell is a change, for every front end
+run --box-root "$WORLD/box" -C "$WS" --mode read-only python --venv .venv -c 'open("made-by-cli", "w")'
+is "$RC" 3 "pyward python: a cell in read-only mode is refused (exit 3)"
+mcp_python '{"code": "open(\"made-by-mcp\", \"w\")", "venv": ".venv"}' --mode read-only
+is "$(J 'd["isError"], d["error"]["code"]')" "True refused" "the MCP python tool: a cell in read-only mode is a refusal"
+like "$(J 'd["error"]["message"]')" "read-only" "with the policy message"
+ok "and the cell did not run" test ! -e "$WS/made-by-mcp"
+mcp_python '{"code": "", "reset": true, "venv": ".venv"}' --mode read-only
+is "$(J 'd["isError"], d["status"]')" "False reset" "a reset alone changes nothing: allowed in read-only mode"
+
+# ---- an environment whose interpreter leads outside it is not run
+mkdir -p "$WS/evil/bin"
+ln -s "$SYS_PY" "$WS/evil/bin/python"
+mcp_python '{"code": "open(\"made-by-evil\", \"w\")", "venv": "evil"}'
+is "$(J 'd["isError"], d["error"]["code"]')" "True refused" \
+	"the MCP python tool refuses an environment whose interpreter resolves outside it"
+like "$(J 'd["error"]["message"]')" "resolves to .*outside the environment" "saying where it leads"
+ok "and nothing ran" test ! -e "$WS/made-by-evil"
+mcp_python '{"code": "1", "venv": "nothing-here"}'
+is "$(J 'd["error"]["code"], d["error"]["hint"]')" "usage create one with the pyenv_create tool" \
+	"a folder that is no environment: the agent's hint, not a CLI option"
+
+# ---- the server keeps its connection: its own session is leased (direct
+# mode) between calls, as before the calls went through ops
+mkfifo "$WORLD/mcp.in"
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" mcp <"$WORLD/mcp.in" >"$WORLD/mcp-live.out" 2>/dev/null &
+MCP_PID=$!
+exec 3>"$WORLD/mcp.in"
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ops-test","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"python","arguments":{"code":"y = 5","venv":".venv"}}}' >&3
+_i=0
+while ! grep -q '"id":2' "$WORLD/mcp-live.out" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+run --box-root "$WORLD/box" -C "$WS" --json python --list
+is "$(J '[s["state"] for s in d["sessions"] if s["name"].endswith("-mcp-'"$MCP_PID"'")]')" "['leased']" \
+	"after a call the MCP server holds its own session's worker (direct mode)"
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python","arguments":{"code":"y * 2","venv":".venv"}}}' >&3
+exec 3>&-
+wait "$MCP_PID"
+OUT=$(grep '"id":3' "$WORLD/mcp-live.out")
+is "$(J 'd["result"]["structuredContent"]["value"]')" "10" "and the next call on the leased worker keeps the state"
+
+# ---- one JSON shape, built once
+mcp_python '{"code": "6 * 7", "venv": ".venv", "session": "shared"}'
+MCP_OUT=$OUT
+is "$(J 'd["value"], d["status"]')" "42 ok" "the MCP python tool runs a cell in the environment"
+run --box-root "$WORLD/box" -C "$WS" --json python -s shared --venv .venv -c '_ + 1'
+is "$(J 'd["value"], d["execution"]')" "43 2" "pyward python continues the same session (state kept)"
+CLI_OUT=$OUT
+OUT=$MCP_OUT
+mcp_keys=$(J '" ".join(sorted(k for k in d if k != "isError"))')
+OUT=$CLI_OUT
+is "$(J '" ".join(sorted(d))')" "$mcp_keys" "the CLI's --json and the MCP result have the same members"
+run --box-root "$WORLD/box" -C "$WS" --json python --list
+is "$(J '[s["name"] for s in d["sessions"] if s["name"] == "shared"][0]')" "shared" "--list names the session"
+run --box-root "$WORLD/box" -C "$WS" --json python -s shared --discard
+is "$(J 'd["session"], d["done"]')" "shared discarded" "--discard answers with the session and what was done"
+
+done_testing
