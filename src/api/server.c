@@ -78,8 +78,11 @@ static bool host_allowed(const listener *l, const char *host)
 	name[n] = '\0';
 	if (port && strtoul(port, NULL, 10) != l->sock.port)
 		return false;
-	if (strcasecmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 || strcmp(name, "::1") == 0)
-		return l->sock.loopback;
+	/* A loopback name fits a loopback listener; on a wildcard or outside
+	 * address it must be allowed by name (below), like any other. */
+	if ((strcasecmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 || strcmp(name, "::1") == 0) &&
+	    l->sock.loopback)
+		return true;
 	/* The address it listens on, as a literal. */
 	const char *bound = l->sock.name;
 	size_t bl = strlen(bound);
