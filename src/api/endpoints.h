@@ -39,7 +39,7 @@ struct pw_ops_ctx;
 void pw_api_request_ctx(pw_api_request *r, struct pw_ops_ctx *c);
 /* Answer 202 with the job object and Location: /api/jobs/ID, or 409 (a
  * job of the same area runs) or 429 (too many jobs). */
-enum MHD_Result pw_api_answer_started(pw_api_request *r, int started, int64_t id);
+enum MHD_Result pw_api_answer_started(pw_api_request *r, int started, int64_t id, pw_err *e);
 /* A body's member: a string (NULL when absent) / a bool (dflt when
  * absent); false after answering 400 itself. */
 bool pw_api_member_str(pw_api_request *r, json_t *body, const char *key, const char **out, enum MHD_Result *res);

@@ -25,9 +25,18 @@ enum MHD_Result pw_api_refuse_read_only(pw_api_request *r, const char *what)
 	return res;
 }
 
-enum MHD_Result pw_api_answer_started(pw_api_request *r, int started, int64_t id)
+enum MHD_Result pw_api_answer_started(pw_api_request *r, int started, int64_t id, pw_err *e)
 {
 	char msg[160];
+	if (started == PW_API_JOB_NOT_RECORDED) {
+		enum MHD_Result res = pw_api_send_error(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "not-recorded",
+			e ? pw_err_message(e) : "the catalog could not record the job",
+			"every job is recorded in the box's catalog before it runs; check that the server may write it",
+			NULL);
+		pw_err_free(e);
+		return res;
+	}
+	pw_err_free(e);
 	if (started == PW_API_JOB_CONFLICT) {
 		snprintf(msg, sizeof msg, "job %lld holds what this would change", (long long)id);
 		json_t *data = json_pack("{s:I}", "job", (json_int_t)id);

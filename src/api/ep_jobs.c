@@ -46,7 +46,14 @@ enum MHD_Result pw_api_job_events(pw_api_request *r)
 
 enum MHD_Result pw_api_job_cancel(pw_api_request *r)
 {
-	if (!pw_api_jobs_cancel(r->srv->jobs, r->id, r->actor.user))
-		return no_job(r);
+	if (!pw_api_jobs_cancel(r->srv->jobs, r->id, r->actor.user)) {
+		/* An earlier server's job: over, or not this server's to stop. */
+		json_t *j = pw_api_jobs_json(r->srv->jobs, r->id);
+		if (!j)
+			return no_job(r);
+		return pw_api_send_error(r->conn, MHD_HTTP_CONFLICT, "not-running-here",
+					 "this server does not run that job: it ended, or another server runs it",
+					 "GET /api/jobs/ID says its state", j);
+	}
 	return pw_api_send_json(r->conn, MHD_HTTP_ACCEPTED, pw_api_jobs_json(r->srv->jobs, r->id), NULL);
 }

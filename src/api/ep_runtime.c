@@ -9,6 +9,7 @@
 #include "api/endpoints.h"
 #include "api/jobs.h"
 #include "api/reply.h"
+#include "api/status_cache.h"
 
 #include "ops/ctx.h"
 #include "ops/op_runtime.h"
@@ -42,16 +43,37 @@ static enum MHD_Result answer(pw_api_request *r, pw_err *e, json_t *j)
 	return res;
 }
 
+/* The status text, from the copy while nothing it was made from changed
+ * (status_cache.h), else made again by the operation and kept. */
 enum MHD_Result pw_api_runtime_status(pw_api_request *r)
 {
-	pw_ops_ctx c;
-	pw_api_request_ctx(r, &c);
-	pw_runtime_request rq = request_of(r->srv);
-	pw_op_runtime_status_result res = { 0 };
-	pw_err *e = pw_op_runtime_status(&c, &rq, &res);
-	json_t *j = e ? NULL : pw_op_runtime_status_json(&res);
-	pw_op_runtime_status_clear(&res);
-	return answer(r, e, j);
+	pw_api_status_cache *cache = r->srv->status;
+	pw_api_status_stamp *stamp = pw_api_status_stamp_take(cache);
+	char *text = pw_api_status_cache_get(cache, stamp);
+	if (!text) {
+		pw_ops_ctx c;
+		pw_api_request_ctx(r, &c);
+		pw_runtime_request rq = request_of(r->srv);
+		pw_op_runtime_status_result res = { 0 };
+		pw_err *e = pw_op_runtime_status(&c, &rq, &res);
+		if (e) {
+			pw_op_runtime_status_clear(&res);
+			pw_api_status_stamp_free(stamp);
+			return answer(r, e, NULL);
+		}
+		json_t *j = pw_op_runtime_status_json(&res);
+		text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+		json_decref(j);
+		if (text)
+			pw_api_status_cache_put(cache, stamp, text, res.info.version);
+		pw_op_runtime_status_clear(&res);
+	}
+	pw_api_status_stamp_free(stamp);
+	if (!text)
+		return MHD_NO;
+	enum MHD_Result ok = pw_api_send_text(r->conn, MHD_HTTP_OK, "application/json", text, strlen(text));
+	free(text);
+	return ok;
 }
 
 /* ---------------------------------------------------------------- install */
@@ -147,11 +169,12 @@ enum MHD_Result pw_api_runtime_install(pw_api_request *r)
 		install_job_free(j);
 		return res;
 	}
-	pw_api_job_spec spec = { .kind = "runtime.install", .target = "python", .user = r->actor.user,
+	pw_api_job_spec spec = { .kind = "runtime.install", .target = "python", .user = r->actor.user, .args = r->args,
 				 .run = install_run, .free_ud = install_job_free, .ud = j };
 	int64_t id = 0;
-	pw_api_job_started started = pw_api_jobs_start(r->srv->jobs, &spec, &id);
-	return pw_api_answer_started(r, started, id);
+	pw_err *e = NULL;
+	pw_api_job_started started = pw_api_jobs_start(r->srv->jobs, &spec, &id, &e);
+	return pw_api_answer_started(r, started, id, e);
 }
 
 /* ---------------------------------------------------------------- the others */

@@ -170,11 +170,12 @@ static enum MHD_Result start_pip(pw_api_request *r, bool install)
 	j->ctx.who.args = j->args;
 	j->ctx.who.actor = &j->actor;
 	pw_api_job_spec spec = { .kind = install ? "venv.install" : "venv.uninstall",
-				 .target = j->venv ? j->venv : ".venv", .user = r->actor.user, .run = pip_run,
+				 .target = j->venv ? j->venv : ".venv", .user = r->actor.user, .args = r->args, .run = pip_run,
 				 .free_ud = pip_job_free, .ud = j };
 	int64_t id = 0;
-	pw_api_job_started started = pw_api_jobs_start(r->srv->jobs, &spec, &id);
-	return pw_api_answer_started(r, started, id);
+	pw_err *e = NULL;
+	pw_api_job_started started = pw_api_jobs_start(r->srv->jobs, &spec, &id, &e);
+	return pw_api_answer_started(r, started, id, e);
 }
 
 enum MHD_Result pw_api_venv_install(pw_api_request *r)

@@ -4,6 +4,9 @@
 #include "api/jobs.h"
 #include "api/server.h"
 
+#include "ops/ctx.h"
+
+#include "apijobs.h"
 #include "clock.h"
 #include "xalloc.h"
 
@@ -55,7 +58,6 @@ struct pw_api_jobs {
 	pthread_cond_t changed;   /* a new event, a finished job, stopping */
 	job *items[MAX_JOBS];
 	size_t count;
-	int64_t next_id;
 	unsigned running;
 	bool stopping;
 };
@@ -64,7 +66,6 @@ pw_api_jobs *pw_api_jobs_new(pw_api_server *srv)
 {
 	pw_api_jobs *j = xcalloc(1, sizeof *j);
 	j->srv = srv;
-	j->next_id = 1;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -93,7 +94,7 @@ static void job_free(job *b)
 /* Call with the lock held. */
 static job *find(pw_api_jobs *j, int64_t id)
 {
-	for (size_t i = 0; i < j->count; i++)
+	for (size_t i = 0; i < j->count && id > 0; i++)
 		if (j->items[i]->id == id)
 			return j->items[i];
 	return NULL;
@@ -178,6 +179,61 @@ static json_t *job_json(const job *b)
 	json_object_set_new(o, "error", b->err ? error_json(b->err) : json_null());
 	if (b->cancelled_by)
 		json_object_set_new(o, "cancel_requested_by", json_string(b->cancelled_by));
+	json_object_set_new(o, "live", json_true());
+	return o;
+}
+
+/* ---------------------------------------------------------------- the catalog's */
+
+static json_t *parsed_or_null(const char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	return v ? v : json_null();
+}
+
+/* A job only the catalog knows: run by an earlier server (or another one
+ * on this box), with what it recorded. */
+static json_t *stored_json(const pw_apijob_rec *r)
+{
+	char events[64];
+	snprintf(events, sizeof events, "/api/jobs/%lld/events", (long long)r->id);
+	bool interrupted = strcmp(r->state, "interrupted") == 0;
+	json_t *o = json_pack("{s:I, s:s, s:s?, s:s, s:s, s:s?, s:s, s:n, s:I, s:I, s:s}", "id", (json_int_t)r->id,
+		"kind", r->kind, "target", r->target, "state", r->state, "created_at", r->created_at, "finished_at",
+		r->finished_at, "user", r->user, "progress", "events", (json_int_t)(r->events > 0 ? r->events : 1),
+		"events_dropped", (json_int_t)0, "events_url", events);
+	json_object_set_new(o, "result", parsed_or_null(r->result));
+	json_t *err = parsed_or_null(r->error);
+	if (interrupted && json_is_null(err)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "the server that ran it (pid %lld) stopped before the job ended",
+			 (long long)r->pid);
+		json_decref(err);
+		err = json_pack("{s:s, s:s, s:s}", "code", "interrupted", "message", msg, "hint",
+				"GET /api/history?kind=KIND shows how far its operation got; start it again if needed");
+	}
+	json_object_set_new(o, "error", err);
+	if (r->cancelled_by)
+		json_object_set_new(o, "cancel_requested_by", json_string(r->cancelled_by));
+	json_object_set_new(o, "live", json_false());
+	return o;
+}
+
+/* The catalog's record of job id; NULL when it has none. */
+static json_t *stored_job(pw_api_jobs *j, int64_t id)
+{
+	pw_catalog *cat = NULL;
+	pw_apijob_rec rec;
+	pw_err *e = pw_ops_catalog_ro(j->srv->ctx, &cat);
+	if (!e)
+		e = pw_apijobs_get(cat, id, &rec);
+	pw_catalog_close(&cat);
+	if (e) {
+		pw_err_free(e);
+		return NULL;
+	}
+	json_t *o = stored_json(&rec);
+	pw_apijob_rec_clear(&rec);
 	return o;
 }
 
@@ -187,19 +243,39 @@ json_t *pw_api_jobs_json(pw_api_jobs *j, int64_t id)
 	job *b = find(j, id);
 	json_t *o = b ? job_json(b) : NULL;
 	pthread_mutex_unlock(&j->lock);
-	return o;
+	return o || id <= 0 ? o : stored_job(j, id);
 }
 
 json_t *pw_api_jobs_all(pw_api_jobs *j)
 {
 	json_t *a = json_array();
+	pw_catalog *cat = NULL;
+	pw_apijob_rec *recs = NULL;
+	size_t n = 0;
+	pw_err *e = pw_ops_catalog_ro(j->srv->ctx, &cat);
+	if (!e)
+		e = pw_apijobs_list(cat, MAX_JOBS, &recs, &n);
+	pw_catalog_close(&cat);
 	pthread_mutex_lock(&j->lock);
-	for (size_t i = j->count; i-- > 0;) {
-		json_t *o = job_json(j->items[i]);
-		json_object_del(o, "result");
-		json_array_append_new(a, o);
+	if (e) {
+		/* no catalog to read: this server's jobs */
+		for (size_t i = j->count; i-- > 0;)
+			if (j->items[i]->id > 0)
+				json_array_append_new(a, job_json(j->items[i]));
+	}
+	for (size_t i = 0; i < n; i++) {
+		job *b = find(j, recs[i].id);
+		json_array_append_new(a, b ? job_json(b) : stored_json(&recs[i]));
 	}
 	pthread_mutex_unlock(&j->lock);
+	for (size_t i = 0; i < n; i++)
+		pw_apijob_rec_clear(&recs[i]);
+	free(recs);
+	pw_err_free(e);
+	size_t i;
+	json_t *o;
+	json_array_foreach(a, i, o)
+		json_object_del(o, "result");
 	return a;
 }
 
@@ -217,6 +293,36 @@ static const char *state_of(const pw_err *e)
 	}
 }
 
+/* The catalog gets the end first, so what a client is told has ended is on
+ * disk (the catalog syncs its commits) before the result event goes out. */
+static void record_end(job *b, json_t *result, const pw_err *err)
+{
+	pw_api_jobs *j = b->owner;
+	pw_clock_iso_now(b->finished_at, sizeof b->finished_at);
+	char *res = result ? json_dumps(result, JSON_COMPACT) : NULL;
+	json_t *ej = err ? error_json(err) : NULL;
+	char *etext = ej ? json_dumps(ej, JSON_COMPACT) : NULL;
+	json_decref(ej);
+	pthread_mutex_lock(&j->lock);
+	char *by = b->cancelled_by ? xstrdup(b->cancelled_by) : NULL;
+	int64_t events = (int64_t)b->event_count + 1; /* the result event is the last */
+	pthread_mutex_unlock(&j->lock);
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_rw(j->srv->ctx, &cat);
+	if (!e)
+		e = pw_apijobs_finish(cat, b->id, state_of(err), b->finished_at, res, etext, events, by);
+	pw_catalog_close(&cat);
+	if (e) {
+		pthread_mutex_lock(&j->lock);
+		add_event(b, "log", json_pack("{s:s, s:s}", "level", "warning", "message", pw_err_message(e)));
+		pthread_mutex_unlock(&j->lock);
+		pw_err_free(e);
+	}
+	free(res);
+	free(etext);
+	free(by);
+}
+
 static void *job_main(void *arg)
 {
 	job *b = arg;
@@ -227,11 +333,11 @@ static void *job_main(void *arg)
 	if (b->spec.free_ud)
 		b->spec.free_ud(b->spec.ud);
 	b->spec.ud = NULL;
+	record_end(b, result, err);
 	pthread_mutex_lock(&j->lock);
 	b->result = result;
 	b->err = err;
 	b->state = state_of(err);
-	pw_clock_iso_now(b->finished_at, sizeof b->finished_at);
 	add_event(b, "result", job_json(b));
 	j->running--;
 	pthread_cond_broadcast(&j->changed);
@@ -283,8 +389,31 @@ static void spec_drop(const pw_api_job_spec *s)
 		s->free_ud(s->ud);
 }
 
-pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec, int64_t *id)
+/* Record the job in the catalog: its row's id is the job's. */
+static pw_err *record_start(pw_api_jobs *j, job *b, const pw_api_job_spec *spec, int64_t *id)
 {
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_rw(j->srv->ctx, &cat);
+	if (!e)
+		e = pw_apijobs_begin(cat, spec->kind, spec->target, spec->user, spec->args, b->created_at, id);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+/* Lock held: take job b out of the list. */
+static void unlist(pw_api_jobs *j, job *b)
+{
+	for (size_t i = 0; i < j->count; i++)
+		if (j->items[i] == b) {
+			memmove(&j->items[i], &j->items[i + 1], (j->count - i - 1) * sizeof *j->items);
+			j->count--;
+			return;
+		}
+}
+
+pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec, int64_t *id, pw_err **err)
+{
+	*err = NULL;
 	pthread_mutex_lock(&j->lock);
 	job *other = conflicting(j, spec);
 	if (other || j->stopping || !make_room(j)) {
@@ -293,8 +422,9 @@ pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec
 		spec_drop(spec);
 		return other ? PW_API_JOB_CONFLICT : PW_API_JOB_TOO_MANY;
 	}
+	/* Listed (with id 0) while the catalog records it, so a second
+	 * request meanwhile sees the conflict; no reader can find it yet. */
 	job *b = xcalloc(1, sizeof *b);
-	b->id = *id = j->next_id++;
 	b->kind = xstrdup(spec->kind);
 	b->target = spec->target ? xstrdup(spec->target) : NULL;
 	b->user = spec->user ? xstrdup(spec->user) : NULL;
@@ -302,23 +432,32 @@ pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec
 	b->total = -1;
 	b->cancel = pw_cancel_new();
 	b->spec = *spec;
+	b->spec.args = NULL;
 	b->owner = j;
 	pw_clock_iso_now(b->created_at, sizeof b->created_at);
+	j->items[j->count++] = b;
+	j->running++;
+	pthread_mutex_unlock(&j->lock);
+
+	int64_t rid = 0;
+	pw_err *e = record_start(j, b, spec, &rid);
+	pthread_mutex_lock(&j->lock);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_t t;
-	j->items[j->count++] = b;
-	j->running++;
-	if (pthread_create(&t, &attr, job_main, b) != 0) {
-		j->count--;
+	b->id = *id = e ? 0 : rid;
+	if (e || pthread_create(&t, &attr, job_main, b) != 0) {
+		unlist(j, b);
 		j->running--;
+		pthread_cond_broadcast(&j->changed);
 		b->spec.ud = NULL;
 		job_free(b);
 		spec_drop(spec);
 		pthread_attr_destroy(&attr);
 		pthread_mutex_unlock(&j->lock);
-		return PW_API_JOB_TOO_MANY;
+		*err = e;
+		return e ? PW_API_JOB_NOT_RECORDED : PW_API_JOB_TOO_MANY;
 	}
 	pthread_attr_destroy(&attr);
 	pthread_mutex_unlock(&j->lock);
@@ -462,6 +601,39 @@ static void stream_free(void *cls)
 	free(s);
 }
 
+static void stream_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Type", "text/event-stream");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+}
+
+/* A job only the catalog knows: its result as its last event, unless the
+ * client has it already. */
+static struct MHD_Response *stored_events(pw_api_jobs *j, int64_t id, int64_t after)
+{
+	json_t *o = stored_job(j, id);
+	if (!o)
+		return NULL;
+	json_int_t last = json_integer_value(json_object_get(o, "events"));
+	char *text = NULL;
+	if (after < last) {
+		char *data = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+		text = xasprintf("id: %lld\nevent: result\ndata: %s\n\n", (long long)last, data ? data : "{}");
+		free(data);
+	} else {
+		text = xstrdup("");
+	}
+	json_decref(o);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return NULL;
+	}
+	stream_headers(r);
+	return r;
+}
+
 struct MHD_Response *pw_api_jobs_events(pw_api_jobs *j, int64_t id, int64_t after)
 {
 	pthread_mutex_lock(&j->lock);
@@ -470,7 +642,7 @@ struct MHD_Response *pw_api_jobs_events(pw_api_jobs *j, int64_t id, int64_t afte
 		b->readers++;
 	pthread_mutex_unlock(&j->lock);
 	if (!b)
-		return NULL;
+		return stored_events(j, id, after);
 	stream *s = xcalloc(1, sizeof *s);
 	s->jobs = j;
 	s->job = b;
@@ -480,8 +652,6 @@ struct MHD_Response *pw_api_jobs_events(pw_api_jobs *j, int64_t id, int64_t afte
 		stream_free(s);
 		return NULL;
 	}
-	MHD_add_response_header(r, "Content-Type", "text/event-stream");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	stream_headers(r);
 	return r;
 }

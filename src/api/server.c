@@ -11,7 +11,9 @@
 #include "api/listen.h"
 #include "api/reply.h"
 #include "api/server.h"
+#include "api/status_cache.h"
 
+#include "ops/baseline.h"
 #include "ops/ctx.h"
 
 #include "i18n.h"
@@ -469,6 +471,19 @@ static void fill_defaults(pw_api_config *c)
 		c->request_timeout = PW_API_REQUEST_TIMEOUT_DEFAULT;
 }
 
+/* The files the runtime status reads besides the box: the ones its
+ * operation would pick (serve's --pins and --requirements, else the
+ * settings' and the shipped ones). */
+static pw_api_status_cache *status_cache_of(const pw_api_server *srv)
+{
+	char *pins = srv->cfg->pins ? xstrdup(srv->cfg->pins) : pw_ops_data_file("runtime-pins.tsv");
+	char *baseline = pw_baseline_file(srv->ctx, srv->cfg->requirements, false);
+	pw_api_status_cache *c = pw_api_status_cache_new(srv->box_root, pins, baseline);
+	free(pins);
+	free(baseline);
+	return c;
+}
+
 static void report(pw_err *e)
 {
 	fprintf(stderr, _("pyward serve: error: %s\n"), pw_err_message(e));
@@ -498,6 +513,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 		e = open_listeners(&srv, &ls);
 	if (!e) {
 		srv.jobs = pw_api_jobs_new(&srv);
+		srv.status = status_cache_of(&srv);
 		e = start_all(&srv, &ls);
 	}
 	int rc = 0;
@@ -514,6 +530,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 	pw_api_jobs_stop(srv.jobs);
 	stop_all(&ls);
 	pw_api_jobs_free(&srv.jobs);
+	pw_api_status_cache_free(&srv.status);
 	pw_api_tokens_free(&srv.tokens);
 	return rc;
 }

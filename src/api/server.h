@@ -19,6 +19,7 @@
 #include <time.h>
 
 typedef struct pw_api_jobs pw_api_jobs;
+typedef struct pw_api_status_cache pw_api_status_cache;
 
 typedef struct pw_api_server {
 	const pw_api_config *cfg;
@@ -27,6 +28,7 @@ typedef struct pw_api_server {
 	bool read_only;
 	pw_api_tokens *tokens;
 	pw_api_jobs *jobs;
+	pw_api_status_cache *status; /* GET /api/runtime/python's copy */
 	time_t started;
 	pw_actor self;              /* this process's user, host and pid, read once */
 	atomic_bool stopping;

@@ -157,6 +157,26 @@ static const char *const migrations[] = {
 	/* ON DELETE SET NULL looks undo_of up for every deleted operation. */
 	"CREATE INDEX operations_undo_of ON operations(undo_of);"
 	"CREATE INDEX operations_outcome ON operations(outcome, started_at);",
+	/* The HTTP API's jobs (apijobs.c), so a job outlives the server that
+	 * ran it: its end state and result, or "interrupted" when the server
+	 * died first. */
+	[5] =
+	"CREATE TABLE api_jobs ("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL,"
+	" target TEXT,"
+	" user TEXT NOT NULL,"
+	" args TEXT,"
+	" host TEXT NOT NULL,"
+	" pid INTEGER NOT NULL,"
+	" proc_start INTEGER,"
+	" created_at TEXT NOT NULL,"
+	" finished_at TEXT,"
+	" state TEXT NOT NULL,"
+	" result TEXT,"
+	" error TEXT,"
+	" events INTEGER,"
+	" cancelled_by TEXT);",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == PW_CATALOG_SCHEMA_VERSION + 1,
@@ -181,6 +201,11 @@ static const char *const read_only_shims[] = {
 	" id INTEGER PRIMARY KEY, operation_id INTEGER NOT NULL, env TEXT NOT NULL, name TEXT NOT NULL,"
 	" display_name TEXT NOT NULL, action TEXT NOT NULL, old_version TEXT, new_version TEXT,"
 	" installer TEXT, source TEXT);",
+	[5] =
+	"CREATE TEMP TABLE api_jobs ("
+	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, target TEXT, user TEXT NOT NULL, args TEXT,"
+	" host TEXT NOT NULL, pid INTEGER NOT NULL, proc_start INTEGER, created_at TEXT NOT NULL,"
+	" finished_at TEXT, state TEXT NOT NULL, result TEXT, error TEXT, events INTEGER, cancelled_by TEXT);",
 };
 
 _Static_assert(sizeof read_only_shims / sizeof read_only_shims[0] == PW_CATALOG_SCHEMA_VERSION + 1,

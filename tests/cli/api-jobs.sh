@@ -1,7 +1,10 @@
 #!/bin/sh
 # pyward serve: two consented installs through the API from the loopback
 # HTTPS mirror (two releases), then a successful rollback through the API,
-# checked against the status, the links on disk and the catalog.
+# checked against the status, the links on disk and the catalog. Between the
+# installs the server is restarted: a finished job still answers, from the
+# catalog, with its state and result, and job ids are not used twice; a job
+# whose server was killed (SIGKILL) mid-download reads "interrupted".
 . "$TOP_SRCDIR/tests/lib.sh"
 command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
 make_world
@@ -53,7 +56,7 @@ install() {
 }
 ME=$(id -un)
 
-plan 14
+plan 36
 
 # ---- release 1, then release 2, each through the API
 serve one --pins "$WORLD/pins1.tsv"
@@ -64,8 +67,30 @@ FIRST=$JOB
 stop_serve "$ONE"
 serve two --pins "$WORLD/pins2.tsv"
 TWO=$SERVE_PID
+
+# ---- after a restart: the first server's job, from the catalog
+U GET "/api/jobs/$FIRST"
+is "$CODE" 200 "after a restart GET /api/jobs/ID of the earlier server's job: 200"
+is "$(J 'd["id"], d["state"], d["result"]["result"], d["user"]')" "$FIRST ok installed $ME" \
+	"with its final state, result and caller"
+is "$(J 'd["live"], d["kind"], d["finished_at"] is not None')" "False runtime.install True" \
+	"marked as not live (read from the catalog), with its kind and end time"
+curl -s -N --max-time 10 --unix-socket "$SOCK" "http://localhost/api/jobs/$FIRST/events" > "$WORLD/first-events.txt"
+is "$(grep -c '^event: result' "$WORLD/first-events.txt") $(grep -c '^event: ' "$WORLD/first-events.txt")" "1 1" \
+	"its event stream gives the result once and ends"
+LAST=$(sed -n 's/^id: //p' "$WORLD/first-events.txt")
+is "$LAST" "$(grep -c '^[0-9]' "$WORLD/first.sse")" "numbered as the last event the first server sent"
+curl -s -N --max-time 10 -H "Last-Event-ID: $LAST" --unix-socket "$SOCK" "http://localhost/api/jobs/$FIRST/events" > "$WORLD/first-events2.txt"
+is "$(wc -c < "$WORLD/first-events2.txt" | tr -d ' ')" 0 "resumed after that event: nothing more"
+U DELETE "/api/jobs/$FIRST"
+is "$CODE $(J 'd["error"]["code"]')" "409 not-running-here" "cancelling an earlier server's finished job: 409"
+
 install second
 is "$END" "final ok" "the second install (release 2) ends ok"
+ok "job ids are not used twice across restarts ($FIRST, then $JOB)" test "$JOB" -gt "$FIRST"
+U GET /api/jobs
+is "$(J '" ".join("%s:%s" % (o["id"], o["live"]) for o in d["jobs"])')" "$JOB:True $FIRST:False" \
+	"GET /api/jobs lists this server's job and the earlier one, newest first"
 U GET /api/runtime/python
 is "$(J 'd["release"], d["previous_version"]')" "2 $VER" "status: release 2 is current, $VER the previous one"
 ok "release 2's tree is current on disk" test -e "$BOX/runtime/python/current/RELEASE2"
@@ -89,5 +114,51 @@ run --box-root "$BOX" history --kind runtime.rollback --json
 is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; print(" ".join(o["outcome"] for o in json.load(sys.stdin)["operations"]))')" \
 	"ok ok" "both rollbacks are in the catalog"
 stop_serve "$TWO"
+
+# ---- a job whose server is killed mid-download: interrupted, not gone
+serve three --pins "$WORLD/slow.tsv"
+THREE=$SERVE_PID
+U POST /api/runtime/python/install --data '{"consent": true}'
+SLOW=$(J 'd["id"]')
+$CLIENT --unix "$SOCK" wait-progress "$SLOW" >/dev/null 2>&1
+is "$?" 0 "a slow install is under way"
+kill -9 "$THREE"; wait "$THREE" 2>/dev/null
+rm -f "$SOCK"
+printf 'pwtest-fake\n' > "$WORLD/reqs.txt"
+serve four --pins "$WORLD/pins2.tsv" --requirements "$WORLD/reqs.txt"
+FOUR=$SERVE_PID
+U GET "/api/jobs/$SLOW"
+is "$CODE" 200 "after the server was killed, its job still answers"
+is "$(J 'd["state"], d["error"]["code"], d["live"]')" "interrupted interrupted False" "as interrupted"
+like "$(J 'd["error"]["message"]')" "stopped before the job ended" "and says why"
+is "$(J 'd["finished_at"]')" "None" "with no end time (it never ended)"
+$CLIENT --unix "$SOCK" follow "$SLOW" > "$WORLD/slow.sse" 2>&1
+is "$(tail -n 1 "$WORLD/slow.sse")" "final interrupted" "the SSE client following it gets the interrupted result"
+run --box-root "$BOX" history --kind runtime.install --json
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+	"interrupted" "the catalog's operation of that job reads interrupted too"
+ok "release 2 is still current (the killed install changed nothing)" test -e "$BOX/runtime/python/current/RELEASE2"
+
+# ---- the status answered from a copy (status_cache.c) still shows, at
+# once, a change made outside the server: a rollback by the CLI, a
+# distribution added to site-packages
+U GET /api/runtime/python
+U GET /api/runtime/python
+is "$(J 'd["release"], d["baseline"]["missing"]')" "2 ['pwtest-fake']" "status: release 2, the baseline's one name missing"
+run --box-root "$BOX" -C "$WORLD/ws" runtime rollback
+U GET /api/runtime/python
+is "$(J 'd["release"], d["previous_version"]')" "1 $VER" "right after a CLI rollback the API's status says release 1"
+SITE=$(ls -d "$BOX"/runtime/python/current/lib/python3*/site-packages | head -n 1)
+mkdir "$SITE/pwtest_fake-1.0.dist-info" &&
+	printf 'Metadata-Version: 2.1\nName: pwtest-fake\nVersion: 1.0\n' > "$SITE/pwtest_fake-1.0.dist-info/METADATA"
+U GET /api/runtime/python
+is "$(J 'd["baseline"]["missing"], d["baseline"]["state"]')" "[] installed" "a distribution added to site-packages shows at once"
+rm -rf "$SITE/pwtest_fake-1.0.dist-info"
+U GET /api/runtime/python
+is "$(J 'd["baseline"]["missing"]')" "['pwtest-fake']" "and so does its removal"
+run --box-root "$BOX" -C "$WORLD/ws" runtime rollback
+U GET /api/runtime/python
+is "$(J 'd["release"]')" "2" "and a second CLI rollback"
+stop_serve "$FOUR"
 
 done_testing
