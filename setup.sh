@@ -2,7 +2,8 @@
 # pyward's one-step setup.
 #   ./setup.sh run [PYWARD ARGS]   install what is missing, build, start pyward here
 #   ./setup.sh test                install what is missing, build, run the whole suite
-#   ./setup.sh deps                only install what is missing (with the benches' wrk and nginx)
+#   ./setup.sh deps                only install what is missing (with the benches' packages)
+#   ./setup.sh bench-deps          the same: what bench/ needs besides the build and the suite
 # Build dependencies come from Debian's packages: apt-get as root, sudo
 # otherwise, nothing when all are present. The build goes to ./_build
 # (override with BUILD_DIR); extra configure flags in CONFIGURE_FLAGS.
@@ -16,8 +17,10 @@ build_packages="build-essential autoconf automake autoconf-archive autopoint get
 pkg-config libncurses-dev libcurl4-openssl-dev libarchive-dev libisal-dev libssl-dev libsqlite3-dev
 libjansson-dev libcmocka-dev libmicrohttpd-dev libsystemd-dev"
 test_packages="tmux mandoc python3 python3-venv openssl sqlite3 procps strace curl prometheus systemd clang libclang-rt-14-dev"
-# Only for bench/ (not ./setup.sh test): wrk and nginx, installed by ./setup.sh deps.
-bench_packages="wrk nginx"
+# Only for bench/ (not ./setup.sh run or test): wrk and nginx (api.sh),
+# python3-virtualenv (venv.sh's peer), libarchive-tools (bsdtar, the
+# pipeline peer of runtime-install.sh); installed by ./setup.sh bench-deps.
+bench_packages="wrk nginx python3-virtualenv libarchive-tools"
 with_bench=
 
 say() { printf 'setup: %s\n' "$*" >&2; }
@@ -101,7 +104,7 @@ build_tree() {
 cmd=${1:-run}
 [ $# -gt 0 ] && shift
 case $cmd in
-deps)
+deps | bench-deps)
 	with_bench=yes
 	install_deps
 	;;
@@ -119,7 +122,7 @@ test)
 	make -C "$build" -s -j"$(nproc 2>/dev/null || echo 2)" check
 	;;
 *)
-	say "usage: ./setup.sh run [PYWARD ARGS] | test | deps"
+	say "usage: ./setup.sh run [PYWARD ARGS] | test | deps | bench-deps"
 	exit 2
 	;;
 esac

@@ -47,7 +47,9 @@ mv "$WORLD/st/cpython-fixture-install_only.tar.gz" "$WORLD/srv/stripped.tar.gz"
 start_httpsd "$WORLD/srv" >/dev/null
 
 now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+# The median of the numbers on stdin, one a line; "x" (a failed run) is left out.
+median() { grep -v '^x$' | sort -n | awk '{a[NR]=$1} END {print NR ? ((NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)) : "none"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b + 0 > 0 && a != "none") printf "%.2f", a/b; else printf "n/a" }'; }
 
 # Each run starts with the page cache written back (sync), so no
 # contestant pays for what the one before left dirty.
@@ -71,15 +73,25 @@ classic_once() {
 
 # The best shell pipeline: one pass, the hash computed beside the
 # extraction and checked when both are done (so unlike pyward it extracts
-# bytes it has not verified yet).
+# bytes it has not verified yet). The hashing process substitution is
+# opened by the timed shell itself (exec 3>), so $! is its PID and `wait`
+# gets its exit status; written inside the pipeline (tee >(...)) it would
+# be a child of tee's subshell, which nothing waits for, and the check
+# could read the sum file before openssl wrote it.
 pipe_once() {
 	d="$WORLD/runs/s$1" && mkdir -p "$d"
 	sync
 	s=$(now_ms)
 	bash -c 'set -eo pipefail
-		curl -sS --cacert "$1" "$2" | tee >(openssl dgst -sha256 -r > "$3/sum") | bsdtar -xzf - -C "$3"
-		wait $!
-		[ "$(cut -c1-64 "$3/sum")" = "$4" ]' _ "$CA_PEM" "$url" "$d" "$sha" || echo "pipeline failed" >&2
+		exec 3> >(openssl dgst -sha256 -r > "$3/sum"); hasher=$!
+		curl -sS --cacert "$1" "$2" | tee /dev/fd/3 | bsdtar -xzf - -C "$3"
+		exec 3>&-
+		wait "$hasher"
+		[ "$(cut -c1-64 "$3/sum")" = "$4" ]' _ "$CA_PEM" "$url" "$d" "$sha" || {
+		echo "pipeline run $1 failed (left out of the median)" >&2
+		echo x
+		return
+	}
 	echo $(( $(now_ms) - s ))
 }
 have_pipe=""
@@ -136,40 +148,69 @@ bench() {
 	done
 	pm=$(echo $p | tr ' ' '\n' | median)
 	cm=$(echo $c | tr ' ' '\n' | median)
+	qm=none
+	[ -n "$q" ] && qm=$(echo $q | tr ' ' '\n' | median)
+	fs=$(stat -f -c %T "$place")
+	[ "$fs" = ext2/ext3 ] && fs=ext4
 	echo "$name archive: $size bytes, $(tar -tzf "$WORLD/srv/$name.tar.gz" | wc -l) entries, CPython $ver, $runs runs each, medians"
-	echo "  extracted on $(stat -f -c %T "$place") ($place)"
-	echo "  runs (ms): pyward$p; classic$c${q:+; pipeline$q}"
+	echo "  extracted on $fs ($place); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "  runs (ms): pyward$p; classic$c${q:+; pipeline$q}${t:+; tarfile$t}"
 	echo "  curl + sha256sum + tar:      ${cm} ms"
-	echo "  pyward runtime install:      ${pm} ms  (includes probe, manifest, catalog, swap)"
-	echo "  ratio pyward / classic:      $(awk "BEGIN{printf \"%.2f\", $pm/$cm}")$goal"
+	echo "  pyward runtime install:      ${pm} ms  (includes probe, manifest, catalog, durable swap)"
+	echo "  ratio pyward / classic:      $(ratio "$pm" "$cm")$goal"
 	if [ -n "$q" ]; then
-		qm=$(echo $q | tr ' ' '\n' | median)
-		echo "  curl | tee >(openssl dgst) | bsdtar -xzf -, checked: ${qm} ms  ratio pyward / pipeline: $(awk "BEGIN{printf \"%.2f\", $pm/$qm}")  (goal < 1)"
+		echo "  curl | tee >(openssl dgst) | bsdtar -xzf -, checked: ${qm} ms  ratio pyward / pipeline: $(ratio "$pm" "$qm")  (goal < 1)"
 	else
-		echo "  pipeline: bsdtar not installed (apt-get install libarchive-tools)"
+		echo "  pipeline: bsdtar not installed (./setup.sh bench-deps)"
 	fi
 	if [ -n "$t" ]; then
 		tm=$(echo $t | tr ' ' '\n' | median)
-		echo "  curl + python tarfile(data): ${tm} ms  ratio pyward / tarfile: $(awk "BEGIN{printf \"%.2f\", $pm/$tm}")"
+		echo "  curl + python tarfile(data): ${tm} ms  ratio pyward / tarfile: $(ratio "$pm" "$tm")"
 	else
 		echo "  python tarfile filter='data': not available in this Python"
 	fi
+	printf '%-14s %-6s %8s %8s %9s %9s %10s\n' "$name" "$fs" "$pm" "$cm" "$qm" "$(ratio "$pm" "$cm")" \
+		"$(ratio "$pm" "$qm")" >> "$WORLD/summary"
 }
 
+# What the disk did just before the bench, so a reader can judge the runs:
+# the sectors written and the time the device was busy over 5 s (from
+# /proc/diskstats), and what is dirty or being written back now. Creating
+# files on this VM's ext4 is much slower for minutes after mass deletions
+# (see above), which no counter shows directly; the runs themselves do.
+disk_history() {
+	dev=$(df --output=source "$WORLD" | awk 'NR==2 {sub("/dev/", ""); print}')
+	sample() { awk -v d="$dev" '$3 == d {print $10, $13}' /proc/diskstats; }
+	set -- $(sample)
+	sleep 5
+	s2=$(sample)
+	set -- "$@" $s2
+	if [ $# -eq 4 ]; then
+		echo "disk $dev over the 5 s before the bench: $(( ($3 - $1) / 2048 )) MiB written, busy $(( ($4 - $2) / 50 ))% of the time"
+	else
+		echo "disk $dev: no /proc/diskstats line (its recent history is not known)"
+	fi
+}
 # On tmpfs when there is one, then on the disk that holds TMPDIR. tmpfs
 # takes the disk (and the state earlier deletions left it in) out of the
 # comparison, so it shows what the tools themselves cost; it goes first
 # because the disk runs leave hundreds of MB for the kernel to write back
 # in the background, which takes CPU from whatever runs next.
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; $(awk '/^(Dirty|Writeback):/ {printf "%s %s kB ", $1, $2}' /proc/meminfo)waiting to be written back"
-echo "disk: $(df -h "$WORLD" | awk 'NR==2 {print $1", "$5" used"}'); recent history: what ran before this bench (other users' builds and tests) is not known to it; the runs below show it"
+echo "disk: $(df -h "$WORLD" | awk 'NR==2 {print $1", "$5" used"}'); $(disk_history)"
+echo "recent history: the fixtures were built and deleted on tmpfs; no tree is deleted between runs (all at the end)"
 places=$WORLD
 if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T "$WORLD")" != tmpfs ]; then
 	SHM=$(mktemp -d /dev/shm/pyward-bench.XXXXXX)
 	trap 'stop_httpsd; rm -rf "$WORLD" "$SHM"' EXIT
 	places="$SHM $places"
 fi
+: > "$WORLD/summary"
 for place in $places; do
 	bench upstream-like bc "  (goal <= 0.60)" "$place"
 	bench stripped st "" "$place"
 done
+echo "summary (medians in ms; goal on upstream-like: pyward/classic <= 0.60 and pyward/pipeline < 1):"
+printf '%-14s %-6s %8s %8s %9s %9s %10s\n' archive fs pyward classic pipeline "p/classic" "p/pipeline"
+cat "$WORLD/summary"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

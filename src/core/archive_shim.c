@@ -19,10 +19,7 @@
 /* X: returns a value (fail: what to return when libarchive is missing); V: void. */
 #define ARCHIVE_CALLS(X, V)                                                                      \
 	X(A, archive_read_new, (void), (), NULL)                                                 \
-	X(A, archive_write_disk_new, (void), (), NULL)                                           \
 	X(int, archive_read_free, (A a), (a), ARCHIVE_FATAL)                                     \
-	X(int, archive_write_free, (A a), (a), ARCHIVE_FATAL)                                    \
-	X(int, archive_write_close, (A a), (a), ARCHIVE_FATAL)                                   \
 	X(int, archive_read_support_format_tar, (A a), (a), ARCHIVE_FATAL)                       \
 	X(int, archive_read_support_format_zip, (A a), (a), ARCHIVE_FATAL)                       \
 	X(int, archive_read_support_format_raw, (A a), (a), ARCHIVE_FATAL)                       \
@@ -40,11 +37,6 @@
 	X(la_ssize_t, archive_read_data, (A a, void *b, size_t n), (a, b, n), ARCHIVE_FATAL)    \
 	X(int, archive_read_data_block, (A a, const void **b, size_t *n, la_int64_t *off),       \
 	  (a, b, n, off), ARCHIVE_FATAL)                                                         \
-	X(int, archive_write_disk_set_options, (A a, int flags), (a, flags), ARCHIVE_FATAL)      \
-	X(int, archive_write_header, (A a, E e), (a, e), ARCHIVE_FATAL)                          \
-	X(la_ssize_t, archive_write_data_block, (A a, const void *b, size_t n, la_int64_t off),  \
-	  (a, b, n, off), ARCHIVE_FATAL)                                                         \
-	X(int, archive_write_finish_entry, (A a), (a), ARCHIVE_FATAL)                            \
 	X(la_int64_t, archive_filter_bytes, (A a, int n), (a, n), -1)                            \
 	X(int, archive_errno, (A a), (a), 0)                                                     \
 	X(const char *, archive_error_string, (A a), (a), "libarchive could not be loaded")     \
@@ -55,9 +47,9 @@
 	X(__LA_MODE_T, archive_entry_perm, (E e), (e), 0)                                        \
 	X(la_int64_t, archive_entry_size, (E e), (e), 0)                                         \
 	X(int, archive_entry_size_is_set, (E e), (e), 0)                                         \
-	V(archive_entry_set_perm, (E e, __LA_MODE_T m), (e, m))                                  \
-	V(archive_entry_set_pathname, (E e, const char *p), (e, p))                              \
-	V(archive_entry_set_hardlink, (E e, const char *p), (e, p))
+	X(time_t, archive_entry_mtime, (E e), (e), 0)                                            \
+	X(long, archive_entry_mtime_nsec, (E e), (e), 0)                                         \
+	X(int, archive_entry_mtime_is_set, (E e), (e), 0)
 
 static struct {
 	ARCHIVE_CALLS(PW_SHIM_SLOT, PW_SHIM_VSLOT)

@@ -1,16 +1,21 @@
 /*
  * Guarded extraction.
  *
- * libarchive reads the archive and writes the files, but every entry is
- * first checked here against our own rules; archive_write_disk's SECURE_*
- * flags are only a second line. Why the rules keep everything inside dest:
+ * libarchive reads the archive; every entry is checked here against our
+ * own rules, then written by our own code: folders and links on this
+ * thread (xtree.c), regular files by writer threads (xwriter.c) or, when
+ * large, here. Why the rules keep everything inside dest:
  *
  * - Names are split into components; absolute names and ".." are refused,
  *   so a name on its own cannot leave dest.
- * - Nothing is written through a symlink: every existing parent of an entry
- *   must be a real directory (lstat), and an existing path is never
- *   replaced (only a directory entry may repeat a directory). So the
- *   directories under dest stay real directories the whole time.
+ * - Nothing is written through a symlink: every parent of an entry that
+ *   the archive made must be a folder it made, and an existing name is
+ *   never replaced (only a directory entry may repeat a directory). The
+ *   names are judged against what the archive's earlier entries made (the
+ *   tree's record, complete before a writer thread catches up), and the
+ *   kernel backs that: folders are entered with O_NOFOLLOW from their
+ *   parent's descriptor and files created with O_EXCL|O_NOFOLLOW, so even
+ *   a name the record got wrong could not be followed or replaced.
  * - A symlink's target is relative and may have ".." only at its start.
  *   Those climb the entry's parents, which are real directories, so
  *   counting them against the entry's depth is exact; the names after them
@@ -18,6 +23,7 @@
  * - A hardlink's target is a clean in-archive path naming a regular file
  *   extracted earlier, reached through real directories. It may not carry
  *   data of its own (pax allows it): that data would rewrite its target.
+ *   Hardlinks are made last, when every file they may name is written.
  * - With opts.root, every entry lies in that one top folder and links are
  *   counted from it, not from dest: the caller moves the folder next to
  *   other installs, where a ".." that was harmless in dest would reach them.
@@ -26,7 +32,8 @@
  *
  * Limits count every entry and every byte of file data, both from the
  * headers before writing and from the data blocks while copying, so a
- * header that lies about its size cannot write past max_bytes.
+ * header that lies about its size cannot write past max_bytes. The space
+ * guard runs here too, before a file's bytes are handed to a writer.
  */
 #include "config.h"
 
@@ -37,6 +44,8 @@
 #include "decoder.h"
 #include "digest.h"
 #include "xalloc.h"
+#include "xtree.h"
+#include "xwriter.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -45,10 +54,12 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PATH_LIMIT 1024
@@ -62,6 +73,12 @@
 /* What an entry costs on disk besides its data (inode, directory slot). */
 #define ENTRY_COST 4096
 #define PROGRESS_MS 100
+/* Writer threads by default: file creation is mostly the kernel's work,
+ * and two or three creators keep two cores busy while this thread parses. */
+#define DEFAULT_WRITERS 3
+/* Files up to this size are read whole into memory and handed to a
+ * writer; larger ones are written here as they are read. */
+#define POOL_FILE_MAX ((size_t)4 << 20)
 #define SHOWN_MAX 200
 /* ARCHIVE_ERRNO_MISC, which libarchive keeps in a private header: the
  * errno it reports for its own refusals, as opposed to a system error. */
@@ -73,11 +90,25 @@ static const char limit_hint[] =
 	N_("the archive unpacks to more than pyward allows; it may be a decompression bomb");
 static const char corrupt_hint[] = N_("the download may be damaged; fetch it again");
 
+/* The regular file being read. */
+struct cur {
+	unsigned char *buf;     /* its bytes so far, for a writer thread */
+	size_t cap;
+	int64_t end;            /* furthest byte of data seen */
+	int fd;                 /* written here instead (>= 0) */
+	int dirfd;              /* its folder (borrowed from the tree) */
+	const char *base;
+	int64_t hashed;         /* bytes fed to hash, holes as zeros */
+};
+
 struct xs {
 	const pw_extract_opts *o;
 	struct archive *in;
-	struct archive *out;
 	char *dest;             /* realpath of the directory we created */
+	int dest_fd;
+	pw_xtree *tree;         /* what the archive made so far */
+	pw_xwriter *pool;       /* NULL: every file written on this thread */
+	mode_t umask;
 	int64_t max_bytes;
 	int64_t max_entries;
 	int64_t archive_size;
@@ -86,11 +117,11 @@ struct xs {
 	int64_t started_ms;
 	int64_t last_ms;
 	bool reported;
-	pw_sha256 *hash;        /* of the current entry, when recording a manifest */
+	pw_sha256 *hash;        /* of the current entry, when written here with a manifest */
+	struct cur cur;
 	unsigned char *stream_buf; /* for a read callback */
 	pw_decoder *decoder;    /* decompresses on its own thread, when it started */
 	bool disk_full;         /* a write failed with ENOSPC or EDQUOT */
-	char *verified_parent;  /* last folder checked to be real directories */
 	size_t manifest_cap;
 	size_t root_len;        /* strlen(o->root), 0 without a root */
 	long root_depth;        /* components of o->root */
@@ -177,28 +208,14 @@ static pw_err *read_error(const struct xs *x)
 		x->o->archive, why ? why : _("unknown error"));
 }
 
-/* libarchive's own guards report LA_ERRNO_MISC; a real errno is a disk
- * problem, and a full disk (or quota) is said in plain words. */
-static pw_err *write_error(struct xs *x, const char *name)
+/* A system call failed writing entry name: a full disk (or quota) is said
+ * in plain words. */
+static pw_err *write_error(struct xs *x, const char *name, int eno)
 {
-	int eno = archive_errno(x->out);
-	const char *why = archive_error_string(x->out);
 	char *shown = shown_name(name);
-	pw_err *e;
-	if (eno == LA_ERRNO_MISC || eno == 0) {
-		e = pw_err_new(PW_ERR_REFUSED, _(hostile_hint),
-			_("archive entry '%s' was refused while writing: %s; "
-			  "the archive was rejected and nothing was installed"),
-			shown, why ? why : _("unknown error"));
-	} else if (eno == ENOSPC || eno == EDQUOT) {
-		x->disk_full = true;
-		e = pw_err_new(PW_ERR_IO, _("free some space on that file system and run again"),
-			_("disk full: no space left to write '%s' into %s (%s)"), shown, x->o->dest,
-			strerror(eno));
-	} else {
-		e = pw_err_new(PW_ERR_IO, NULL, _("cannot write archive entry '%s' into %s: %s"),
-			shown, x->o->dest, strerror(eno));
-	}
+	bool full = false;
+	pw_err *e = pw_xwriter_error(shown, x->o->dest, eno, &full);
+	x->disk_full |= full;
 	free(shown);
 	return e;
 }
@@ -321,66 +338,40 @@ static pw_err *check_type(const char *name, mode_t type)
 	return refuse(name, "%s", _("has an unknown file type"));
 }
 
-/* ------------------------------------------------------------- on disk */
+/* ------------------------------------------------------ earlier entries */
 
-/* lstat dest/rel; *exists tells whether it is there. */
-static pw_err *lstat_under(const struct xs *x, const char *rel, struct stat *st, bool *exists)
-{
-	char *p = xasprintf("%s/%s", x->dest, rel);
-	pw_err *e = NULL;
-	*exists = lstat(p, st) == 0;
-	if (!*exists && errno != ENOENT && errno != ENOTDIR)
-		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot inspect %s"), p);
-	free(p);
-	return e;
-}
-
-/* Every parent of clean that exists must be a real directory; *missing is
- * set when one does not exist (so neither does clean). */
-static pw_err *check_parents(struct xs *x, const char *name, const char *clean,
-	bool *missing)
+/* Every parent of clean that the archive made must be a folder; *missing
+ * is set when one was not made yet (so neither was clean). */
+static pw_err *check_parents(struct xs *x, const char *name, const char *clean, bool *missing)
 {
 	*missing = false;
-	/* Entries come grouped by folder: a parent already found to be real
-	 * directories all the way stays so, since no entry may replace
-	 * anything. This saves a walk per entry. */
-	const char *slash = strrchr(clean, '/');
-	size_t plen = slash ? (size_t)(slash - clean) : 0;
-	if (!slash || (x->verified_parent && strlen(x->verified_parent) == plen &&
-		       strncmp(x->verified_parent, clean, plen) == 0))
-		return NULL;
-	char *rel = xstrdup(clean);
-	pw_err *e = NULL;
-	for (char *s = strchr(rel, '/'); s && !e && !*missing; s = strchr(s + 1, '/')) {
-		struct stat st;
-		bool exists;
-		*s = '\0';
-		e = lstat_under(x, rel, &st, &exists);
-		if (!e && !exists)
+	for (const char *s = strchr(clean, '/'); s; s = strchr(s + 1, '/')) {
+		size_t len = (size_t)(s - clean);
+		int kind = pw_xtree_kind(x->tree, clean, len);
+		if (kind == PW_XTREE_NONE) {
 			*missing = true;
-		else if (!e && !S_ISDIR(st.st_mode))
-			e = refuse(name, _("would be written through '%s', "
-					   "which is a link or a file, not a directory"), rel);
-		*s = '/';
+			return NULL;
+		}
+		if (kind != PW_XTREE_DIR) {
+			char *rel = xstrndup(clean, len);
+			pw_err *e = refuse(name, _("would be written through '%s', "
+						   "which is a link or a file, not a directory"), rel);
+			free(rel);
+			return e;
+		}
 	}
-	if (!e && !*missing) {
-		free(x->verified_parent);
-		x->verified_parent = xstrndup(clean, plen);
-	}
-	free(rel);
-	return e;
+	return NULL;
 }
 
 /* The entry must not replace anything, except a directory repeated. */
 static pw_err *check_new(struct xs *x, const char *name, const char *clean, bool is_dir)
 {
-	bool missing, exists;
-	struct stat st;
+	bool missing;
 	pw_err *e = check_parents(x, name, clean, &missing);
 	if (e || missing)
 		return e;
-	e = lstat_under(x, clean, &st, &exists);
-	if (!e && exists && !(is_dir && S_ISDIR(st.st_mode)))
+	int kind = pw_xtree_kind(x->tree, clean, strlen(clean));
+	if (kind != PW_XTREE_NONE && !(is_dir && kind == PW_XTREE_DIR))
 		e = refuse(name, "%s", _("would replace an earlier entry"));
 	return e;
 }
@@ -391,8 +382,7 @@ static pw_err *check_hardlink(struct xs *x, const char *name, const char *link,
 	char **target)
 {
 	char *t = shown_name(link);
-	bool missing = false, exists = false;
-	struct stat st;
+	bool missing = false;
 	pw_err *e = NULL;
 	const char *rule = clean_path(link, target);
 	if (rule)
@@ -404,9 +394,7 @@ static pw_err *check_hardlink(struct xs *x, const char *name, const char *link,
 			x->o->root);
 	if (!e)
 		e = check_parents(x, name, *target, &missing);
-	if (!e && !missing)
-		e = lstat_under(x, *target, &st, &exists);
-	if (!e && !(exists && S_ISREG(st.st_mode)))
+	if (!e && (missing || pw_xtree_kind(x->tree, *target, strlen(*target)) != PW_XTREE_FILE))
 		e = refuse(name, _("is a hardlink to '%s', which is not a file extracted earlier"), t);
 	free(t);
 	if (e) {
@@ -504,26 +492,90 @@ static pw_err *check_room(struct xs *x, const char *name, int64_t need)
 	return e;
 }
 
-/* Copy the entry's data, counting what the blocks really hold (the end of
- * the furthest block, so sparse holes count too). */
 /* Feed the hash the bytes a reader of the file will see: holes are zeros. */
-static void hash_block(struct xs *x, int64_t *hashed, const void *buf, size_t len, int64_t off)
+static void hash_upto(struct xs *x, const void *buf, size_t len, int64_t off)
 {
 	static const unsigned char zeros[4096];
 	if (!x->hash)
 		return;
-	while (*hashed < off) {
-		int64_t n = off - *hashed < (int64_t)sizeof zeros ? off - *hashed : (int64_t)sizeof zeros;
+	while (x->cur.hashed < off) {
+		int64_t n = off - x->cur.hashed;
+		n = n < (int64_t)sizeof zeros ? n : (int64_t)sizeof zeros;
 		pw_sha256_update(x->hash, zeros, (size_t)n);
-		*hashed += n;
+		x->cur.hashed += n;
 	}
 	pw_sha256_update(x->hash, buf, len);
-	*hashed += (int64_t)len;
+	x->cur.hashed += (int64_t)len;
 }
 
-static pw_err *copy_data(struct xs *x, const char *name, int64_t declared)
+/* The buffer holds [0, upto): room made, and a gap since the last byte
+ * (a hole) zeroed. upto is at most POOL_FILE_MAX. */
+static void buffer_upto(struct cur *c, size_t upto)
 {
-	int64_t end = 0, hashed = 0;
+	if (upto > c->cap) {
+		size_t cap = c->cap ? c->cap : 16384;
+		while (cap < upto)
+			cap *= 2;
+		c->cap = cap < POOL_FILE_MAX ? cap : POOL_FILE_MAX;
+		c->buf = xrealloc(c->buf, c->cap);
+	}
+	if ((int64_t)upto > c->end) {
+		memset(c->buf + c->end, 0, upto - (size_t)c->end);
+		c->end = (int64_t)upto;
+	}
+}
+
+static pw_err *put_here(struct xs *x, const char *name, const unsigned char *buf, size_t len, int64_t off)
+{
+	hash_upto(x, buf, len, off);
+	while (len) {
+		ssize_t n = pwrite(x->cur.fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return write_error(x, name, n < 0 ? errno : ENOSPC);
+		buf += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return NULL;
+}
+
+/* From now on the file is written on this thread, as it is read: it is
+ * too large to hand over whole, or there are no writers. */
+static pw_err *write_here(struct xs *x, const char *name, mode_t perm)
+{
+	struct cur *c = &x->cur;
+	c->fd = pw_xwriter_create(c->dirfd, c->base, perm, x->umask);
+	if (c->fd < 0)
+		return write_error(x, name, errno);
+	if (x->o->manifest)
+		x->hash = pw_sha256_new();
+	pw_err *e = c->end ? put_here(x, name, c->buf, (size_t)c->end, 0) : NULL;
+	free(c->buf);
+	c->buf = NULL;
+	c->cap = 0;
+	return e;
+}
+
+static pw_err *put_block(struct xs *x, const char *name, mode_t perm, const void *buf, size_t len, int64_t off)
+{
+	struct cur *c = &x->cur;
+	pw_err *e = NULL;
+	if (c->fd < 0 && (uint64_t)off + len > POOL_FILE_MAX)
+		e = write_here(x, name, perm);
+	if (e || c->fd >= 0)
+		return e ? e : put_here(x, name, buf, len, off);
+	buffer_upto(c, (size_t)off + len);
+	memcpy(c->buf + off, buf, len);
+	return NULL;
+}
+
+/* Read the entry's data, counting what the blocks really hold (the end of
+ * the furthest block, so sparse holes count too); *size gets the file's. */
+static pw_err *copy_data(struct xs *x, const char *name, mode_t perm, int64_t declared, int64_t *size)
+{
+	int64_t end = 0;
 	for (;;) {
 		const void *buf;
 		size_t len;
@@ -542,18 +594,14 @@ static pw_err *copy_data(struct xs *x, const char *name, int64_t declared)
 		pw_err *e = check_bytes(x, name, end > declared ? end : declared);
 		if (!e)
 			e = check_room(x, name, (int64_t)len);
+		if (!e)
+			e = put_block(x, name, perm, buf, len, off);
 		if (e)
 			return e;
-		/* libarchive reports a failed or short write(2) (a full disk
-		 * among them) as ARCHIVE_WARN: a file left short is an error. */
-		r = archive_write_data_block(x->out, buf, len, off);
-		if (r != ARCHIVE_OK)
-			return write_error(x, name);
-		hash_block(x, &hashed, buf, len, off);
 		progress(x, false);
 	}
-	hash_block(x, &hashed, NULL, 0, end > declared ? end : declared);
-	x->bytes += end > declared ? end : declared;
+	*size = end > declared ? end : declared;
+	x->bytes += *size;
 	return NULL;
 }
 
@@ -590,82 +638,155 @@ static const pw_manifest_entry *manifest_find(const struct xs *x, const char *cl
 	return NULL;
 }
 
-/* Record what was just written, as pw_manifest_build() would see it on disk. */
-static void record_entry(struct xs *x, struct archive_entry *ae, const char *clean, const char *link,
-	int64_t size, mode_t perm)
+/* A writer thread wrote a file: its hash goes into the entry made for it. */
+static void file_written(void *ud, const pw_xfile *f)
+{
+	struct xs *x = ud;
+	memcpy(x->o->manifest->items[f->tag].sha256, f->sha256, sizeof f->sha256);
+}
+
+/* A hardlink was made: it records what its target does. */
+static void link_made(void *ud, const char *clean, const char *target)
+{
+	struct xs *x = ud;
+	if (!x->o->manifest)
+		return;
+	const pw_manifest_entry *src = manifest_find(x, target);
+	if (!src)
+		return;
+	pw_manifest_entry copy = *src;
+	pw_manifest_entry *f = manifest_add(x, clean);
+	f->size = copy.size;
+	f->mode = copy.mode;
+	memcpy(f->sha256, copy.sha256, sizeof f->sha256);
+}
+
+static void record_symlink(struct xs *x, const char *clean, const char *target)
 {
 	if (!x->o->manifest)
 		return;
-	mode_t type = archive_entry_filetype(ae);
-	if (link) {
-		const pw_manifest_entry *src = manifest_find(x, link);
-		if (!src)
-			return;
-		pw_manifest_entry copy = *src;
-		pw_manifest_entry *f = manifest_add(x, clean);
-		f->size = copy.size;
-		f->mode = copy.mode;
-		memcpy(f->sha256, copy.sha256, sizeof f->sha256);
-	} else if (type == AE_IFREG) {
-		pw_manifest_entry *f = manifest_add(x, clean);
-		f->size = size;
-		f->mode = S_IFREG | perm;
-		pw_sha256_final_hex(x->hash, f->sha256);
-	} else if (type == AE_IFLNK) {
-		const char *target = archive_entry_symlink(ae);
-		pw_manifest_entry *f = manifest_add(x, clean);
-		f->size = (int64_t)strlen(target);
-		f->mode = S_IFLNK | 0777;
-		pw_sha256 *h = pw_sha256_new();
-		pw_sha256_update(h, target, strlen(target));
-		pw_sha256_final_hex(h, f->sha256);
-		pw_sha256_free(&h);
-	}
+	pw_manifest_entry *f = manifest_add(x, clean);
+	f->size = (int64_t)strlen(target);
+	f->mode = S_IFLNK | 0777;
+	pw_sha256 *h = pw_sha256_new();
+	pw_sha256_update(h, target, strlen(target));
+	pw_sha256_final_hex(h, f->sha256);
+	pw_sha256_free(&h);
 }
 
-/* Point the entry below dest, drop setuid/setgid/sticky and group/other
- * write, write it. */
+/* ---------------------------------------------------------------- files */
+
+static struct timespec mtime_of(struct archive_entry *ae)
+{
+	struct timespec t = { 0, UTIME_OMIT };
+	if (archive_entry_mtime_is_set(ae)) {
+		t.tv_sec = archive_entry_mtime(ae);
+		long ns = archive_entry_mtime_nsec(ae);
+		t.tv_nsec = ns >= 0 && ns < 1000000000L ? ns : 0;
+	}
+	return t;
+}
+
+/* The file's data is all read: close it here, or hand it to a writer. */
+static pw_err *finish_file(struct xs *x, const char *name, mode_t perm, int64_t size,
+			   const struct timespec *mtime, pw_manifest_entry *f)
+{
+	struct cur *c = &x->cur;
+	if (c->fd >= 0) {
+		hash_upto(x, NULL, 0, size);
+		int fd = c->fd;
+		c->fd = -1;
+		bool ok = ftruncate(fd, size) == 0; /* a hole at the end */
+		if (!ok)
+			close(fd);
+		if (!ok || pw_xwriter_close(fd, mtime, x->o->flush) != 0)
+			return write_error(x, name, errno);
+		if (f)
+			pw_sha256_final_hex(x->hash, f->sha256);
+		return NULL;
+	}
+	buffer_upto(c, (size_t)size);
+	pw_xfile job = { .dirfd = fcntl(c->dirfd, F_DUPFD_CLOEXEC, 0), .base = xstrdup(c->base),
+			 .name = shown_name(name), .mode = perm, .mtime = *mtime, .data = c->buf,
+			 .len = (size_t)size, .hash = f != NULL,
+			 .tag = f ? (size_t)(f - x->o->manifest->items) : 0 };
+	c->buf = NULL;
+	c->cap = 0;
+	if (job.dirfd < 0) {
+		pw_err *e = write_error(x, name, errno);
+		free(job.base);
+		free(job.name);
+		free(job.data);
+		return e;
+	}
+	pw_xwriter_submit(x->pool, &job); /* a failed pool is seen by run() */
+	return NULL;
+}
+
+static pw_err *write_file(struct xs *x, struct archive_entry *ae, const char *name, const char *shown,
+			  const char *clean, mode_t perm)
+{
+	struct cur *c = &x->cur;
+	int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+	declared = declared > 0 ? declared : 0;
+	pw_err *e = pw_xtree_parent(x->tree, shown, clean, &c->dirfd);
+	if (e)
+		return e;
+	pw_xtree_file(x->tree, clean);
+	const char *slash = strrchr(clean, '/');
+	c->base = slash ? slash + 1 : clean;
+	c->end = c->hashed = 0;
+	pw_manifest_entry *f = NULL;
+	if (x->o->manifest) {
+		f = manifest_add(x, clean);
+		f->mode = S_IFREG | perm;
+	}
+	size_t tag = f ? (size_t)(f - x->o->manifest->items) : 0; /* f moves as the list grows */
+	if (!x->pool || (uint64_t)declared > POOL_FILE_MAX)
+		e = write_here(x, name, perm);
+	else if (declared) {
+		c->buf = xmalloc((size_t)declared); /* filled as blocks come */
+		c->cap = (size_t)declared;
+	}
+	int64_t size = 0;
+	if (!e)
+		e = copy_data(x, name, perm, declared, &size);
+	if (f)
+		(f = &x->o->manifest->items[tag])->size = size;
+	struct timespec mtime = mtime_of(ae);
+	if (!e)
+		e = finish_file(x, name, perm, size, &mtime, f);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->buf);
+	c->buf = NULL;
+	c->cap = 0;
+	pw_sha256_free(&x->hash);
+	return e;
+}
+
+/* Drop setuid/setgid/sticky and group/other write, then write the entry. */
 static pw_err *write_entry(struct xs *x, struct archive_entry *ae, const char *name,
 	const char *clean, const char *link)
 {
-	char *full = xasprintf("%s/%s", x->dest, clean);
-	archive_entry_set_pathname(ae, full);
-	free(full);
-	if (link) {
-		char *lfull = xasprintf("%s/%s", x->dest, link);
-		archive_entry_set_hardlink(ae, lfull);
-		free(lfull);
-	}
 	mode_t perm = archive_entry_perm(ae) & 0755;
-	archive_entry_set_perm(ae, perm);
-	/* before writing the header, which may unset the size */
-	int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
-	if (declared < 0)
-		declared = 0;
-	int r = archive_write_header(x->out, ae);
-	if (r == ARCHIVE_WARN)
-		warn_entry(x, x->out, name);
-	else if (r != ARCHIVE_OK)
-		return write_error(x, name);
-	bool regular = !link && archive_entry_filetype(ae) == AE_IFREG;
-	if (x->o->manifest && regular)
-		x->hash = pw_sha256_new();
-	int64_t before = x->bytes;
-	pw_err *e = copy_data(x, name, declared);
-	if (!e)
-		record_entry(x, ae, clean, link, x->bytes - before, perm);
-	pw_sha256_free(&x->hash);
-	if (e)
-		return e;
-	/* Finishing sets times and modes (a warning when refused) and the
-	 * final size of a sparse file, which a full disk can refuse. */
-	r = archive_write_finish_entry(x->out);
-	bool no_room = archive_errno(x->out) == ENOSPC || archive_errno(x->out) == EDQUOT;
-	if (r == ARCHIVE_WARN && !no_room)
-		warn_entry(x, x->out, name);
-	else if (r != ARCHIVE_OK)
-		return write_error(x, name);
-	return NULL;
+	char *shown = shown_name(name);
+	pw_err *e = NULL;
+	if (link)
+		pw_xtree_hardlink(x->tree, shown, clean, link);
+	else if (archive_entry_filetype(ae) == AE_IFDIR)
+		e = pw_xtree_dir(x->tree, shown, clean, perm);
+	else if (archive_entry_filetype(ae) == AE_IFLNK) {
+		struct timespec mtime = mtime_of(ae);
+		e = pw_xtree_symlink(x->tree, shown, clean, archive_entry_symlink(ae), &mtime);
+		if (!e)
+			record_symlink(x, clean, archive_entry_symlink(ae));
+	} else
+		e = write_file(x, ae, name, shown, clean, perm);
+	x->disk_full |= pw_xtree_disk_full(x->tree);
+	free(shown);
+	return e;
 }
 
 /* Everything decided from the header alone, before anything is written. */
@@ -803,19 +924,21 @@ static pw_err *open_archives(struct xs *x)
 	if (e)
 		return e;
 	x->in = archive_read_new();
-	x->out = archive_write_disk_new();
 	archive_read_support_format_tar(x->in);
-	/* Not SECURE_NOABSOLUTEPATHS: our pathnames are dest/NAME, absolute by
-	 * construction; absolute NAMEs are refused before that. Not OWNER:
-	 * ownership is never restored. */
-	/* Not SECURE_SYMLINKS either: check_parents() already proves every
-	 * parent a real directory, and libarchive's version re-walks the whole
-	 * absolute path with openat for every entry (12 opens a file). */
-	archive_write_disk_set_options(x->out, ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_PERM
-		| ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_NO_OVERWRITE);
 	if (open_reader(x) != ARCHIVE_OK)
 		return read_error(x);
 	return NULL;
+}
+
+/* The writer threads, unless the caller wants none (or none starts). */
+static void start_writers(struct xs *x)
+{
+	int n = x->o->writers ? x->o->writers : DEFAULT_WRITERS;
+	if (n < 0)
+		return;
+	pw_xwriter_opts wo = { .threads = n, .flush = x->o->flush, .umask = x->umask, .dest = x->o->dest,
+			       .done = x->o->manifest ? file_written : NULL, .ud = x };
+	x->pool = pw_xwriter_start(&wo);
 }
 
 static pw_err *run(struct xs *x)
@@ -823,6 +946,8 @@ static pw_err *run(struct xs *x)
 	progress(x, false);
 	for (;;) {
 		struct archive_entry *ae;
+		if (x->pool && pw_xwriter_failed(x->pool))
+			return NULL; /* pw_xwriter_finish() says why */
 		if (pw_cancel_raised(x->o->cancel))
 			return cancelled(x);
 		int r = archive_read_next_header(x->in, &ae);
@@ -839,20 +964,55 @@ static pw_err *run(struct xs *x)
 	}
 }
 
-/* Close both ends; closing the writer applies deferred directory modes
- * and times, so it can fail too. */
+/* Wait for the writers (dropping what they have not started when e says
+ * the extraction failed), then make the hardlinks and set folder modes. */
+static pw_err *finish_writes(struct xs *x, pw_err *e)
+{
+	bool full = false;
+	pw_err *w = pw_xwriter_finish(&x->pool, e != NULL, &full);
+	if (!e) {
+		e = w;
+		x->disk_full |= full;
+	} else {
+		pw_err_free(w);
+	}
+	if (!e && x->tree)
+		e = pw_xtree_finish(x->tree, x->o->flush, link_made, x);
+	if (x->tree)
+		x->disk_full |= pw_xtree_disk_full(x->tree);
+	return e;
+}
+
 static pw_err *close_archives(struct xs *x, pw_err *e)
 {
-	if (x->out && archive_write_close(x->out) != ARCHIVE_OK && !e)
-		e = pw_err_new(PW_ERR_IO, NULL, _("cannot finish extracting %s: %s"),
-			x->o->archive, archive_error_string(x->out));
-	if (x->out)
-		archive_write_free(x->out);
 	if (x->in)
 		archive_read_free(x->in);
-	x->in = x->out = NULL;
+	x->in = NULL;
 	pw_decoder_free(&x->decoder);
+	pw_xtree_free(&x->tree);
+	if (x->dest_fd >= 0)
+		close(x->dest_fd);
+	x->dest_fd = -1;
 	return e;
+}
+
+/* The umask, read without changing it (other threads may be creating
+ * files); /proc says it since Linux 4.7. */
+static mode_t current_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned int mask = 0;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof line, f))
+		found = sscanf(line, "Umask: %o", &mask) == 1;
+	if (f)
+		fclose(f);
+	if (found)
+		return (mode_t)mask & 0777;
+	mode_t m = umask(022);
+	umask(m);
+	return m;
 }
 
 static pw_err *make_dest(struct xs *x)
@@ -865,11 +1025,14 @@ static pw_err *make_dest(struct xs *x)
 			_("cannot create staging directory %s"), dest);
 	}
 	x->dest = realpath(dest, NULL);
-	if (!x->dest) {
+	x->dest_fd = x->dest ? open(x->dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (x->dest_fd < 0) {
 		int eno = errno;
 		rmdir(dest);
 		return pw_err_errno(PW_ERR_IO, eno, NULL, _("cannot resolve %s"), dest);
 	}
+	x->umask = current_umask();
+	x->tree = pw_xtree_new(x->dest_fd, dest, x->umask);
 	return NULL;
 }
 
@@ -878,6 +1041,7 @@ static pw_err *start(struct xs *x, const pw_extract_opts *o)
 	struct stat st;
 	memset(x, 0, sizeof *x);
 	x->o = o;
+	x->dest_fd = x->cur.fd = -1;
 	if (!o || !o->archive || !o->dest || !*o->dest)
 		return pw_err_new(PW_ERR_USAGE, NULL, "%s", _("extract needs an archive and a destination"));
 	x->max_bytes = o->max_bytes > 0 ? o->max_bytes : DEFAULT_MAX_BYTES;
@@ -914,8 +1078,12 @@ pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res)
 	if (e)
 		return e; /* dest is not ours (or was not made): leave it */
 	e = open_archives(&x);
-	if (!e)
+	if (!e) {
+		start_writers(&x);
 		e = run(&x);
+	}
+	/* no writer runs after this, so removing the tree below is final */
+	e = finish_writes(&x, e);
 	e = close_archives(&x, e);
 	if (res)
 		res->disk_full = x.disk_full;
@@ -935,7 +1103,6 @@ pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res)
 	}
 	free(x.dest);
 	free(x.stream_buf);
-	free(x.verified_parent);
 	return e;
 }
 

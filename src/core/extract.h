@@ -49,6 +49,12 @@ typedef struct pw_extract_opts {
 	ssize_t (*read)(void *ud, void *buf, size_t len);
 	void *read_ud;
 	int64_t stream_size;     /* with read: the size for progress, -1 unknown */
+	/* Writer threads creating the regular files: 0 the default (3), < 0
+	 * none (every file written by the thread that reads the archive). */
+	int writers;
+	/* fdatasync every file and fsync every folder before returning, so
+	 * the tree is on disk without a syncfs of the whole file system. */
+	bool flush;
 } pw_extract_opts;
 
 typedef struct pw_extract_result {

@@ -489,6 +489,9 @@ static struct hostile cases[] = {
 	{ "root_not_dir", PW_ERR_REFUSED, "'python' is the archive's top folder 'python/' but not a directory", 0, 0,
 	  "python" },
 	{ "root_hardlink", PW_ERR_REFUSED, "'x' lies outside the archive's top folder", 0, 0, "python" },
+	/* 300 files with the writer threads when the link comes */
+	{ "pool_then_link", PW_ERR_REFUSED, "'python/lib2/f000' would be written through 'python/lib2'", 0, 0,
+	  "python" },
 };
 
 static void test_hostile(void **state)
@@ -594,6 +597,138 @@ static void test_space_guard(void **state)
 	assert_int_equal(rmdir(mnt), 0);
 	if (!ok)
 		fail_msg("%s", msg);
+	pw_err_free(e);
+	assert_nothing_outside();
+}
+
+/* ---------------------------------------------------------- writer pool */
+
+/* What was recorded while writing is what is on disk. */
+static void assert_manifest_is_disk(const char *root, pw_manifest *m)
+{
+	pw_manifest disk;
+	pw_err *e = pw_manifest_build(root, &disk);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	qsort(m->items, m->count, sizeof *m->items, by_path);
+	assert_int_equal(disk.count, m->count);
+	for (size_t i = 0; i < disk.count; i++) {
+		assert_string_equal(disk.items[i].path, m->items[i].path);
+		if (strcmp(disk.items[i].sha256, m->items[i].sha256) != 0)
+			fail_msg("%s: recorded %s, on disk %s", m->items[i].path, m->items[i].sha256,
+				 disk.items[i].sha256);
+		assert_int_equal(disk.items[i].size, m->items[i].size);
+		assert_int_equal(disk.items[i].mode, m->items[i].mode);
+	}
+	pw_manifest_clear(&disk);
+}
+
+/* A listing of a tree: every name with its type, mode, size, link target
+ * and (except folders, whose times pyward does not restore) mtime. */
+static void list_tree(const char *root, const char *out)
+{
+	char cmd[PATH_MAX * 3];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && { find . -type d -printf '%%p %%y %%m\n'; "
+		 "find . ! -type d -printf '%%p %%y %%m %%s %%l %%T@ %%n\n'; } | sort > '%s'", root, out);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* 1,800 files of many sizes, 30 folders (four 0555, some made on the
+ * way), links and hardlinks in each, one file too large for a writer:
+ * the writer threads give the tree that tar gives (names, types, modes,
+ * sizes, times, bytes, hardlinks), and the same manifest as no writers. */
+static void test_pool_tree(void **state)
+{
+	(void)state;
+	const int writers[2] = { -1, 4 };
+	pw_manifest m[2] = { { 0 }, { 0 } };
+	char ref[PATH_MAX], cmd[PATH_MAX * 5];
+	snprintf(ref, sizeof ref, "%s/pool-tar", g_tmp);
+	assert_int_equal(mkdir(ref, 0755), 0);
+	snprintf(cmd, sizeof cmd, "tar -xzf '%s' -C '%s' && chmod -R u+w '%s'", fixture("pool"), ref, ref);
+	assert_int_equal(system(cmd), 0);
+	char want[PATH_MAX], got[PATH_MAX];
+	snprintf(want, sizeof want, "%s/pool-tar.list", g_tmp);
+	snprintf(got, sizeof got, "%s/pool-got.list", g_tmp);
+	snprintf(cmd, sizeof cmd, "chmod 0555 '%s'/python/d03 '%s'/python/d10 '%s'/python/d17 '%s'/python/d24",
+		 ref, ref, ref, ref);
+	assert_int_equal(system(cmd), 0);
+	list_tree(ref, want);
+	for (int i = 0; i < 2; i++) {
+		TPATH(dest, i ? "pool-4" : "pool-none");
+		pw_extract_result res;
+		pw_extract_opts o = { .archive = fixture("pool"), .dest = dest, .writers = writers[i],
+				      .manifest = &m[i], .root = "python" };
+		pw_err *e = pw_extract(&o, &res);
+		if (e)
+			fail_msg("writers %d: %s", writers[i], pw_err_message(e));
+		assert_int_equal(res.entries, 1 + 30 * 63 + 2);
+		assert_manifest_is_disk(dest, &m[i]);
+		list_tree(dest, got);
+		snprintf(cmd, sizeof cmd, "diff '%s' '%s' >&2 && diff -r --no-dereference '%s' '%s' >&2", want, got,
+			 ref, dest);
+		if (system(cmd) != 0)
+			fail_msg("writers %d: the tree differs from tar's (diff above)", writers[i]);
+		struct stat a, b;
+		assert_int_equal(lstat(tpath(i ? "pool-4/python/d29/hard" : "pool-none/python/d29/hard"), &a), 0);
+		assert_int_equal(lstat(tpath(i ? "pool-4/python/d29/f001" : "pool-none/python/d29/f001"), &b), 0);
+		assert_int_equal(a.st_ino, b.st_ino);
+		remove_tree(dest);
+	}
+	assert_int_equal(m[0].count, m[1].count);
+	for (size_t i = 0; i < m[0].count; i++) {
+		assert_string_equal(m[0].items[i].path, m[1].items[i].path);
+		assert_string_equal(m[0].items[i].sha256, m[1].items[i].sha256);
+	}
+	pw_manifest_clear(&m[0]);
+	pw_manifest_clear(&m[1]);
+	remove_tree(ref);
+	assert_int_equal(unlink(want), 0);
+	assert_int_equal(unlink(got), 0);
+	assert_nothing_outside();
+}
+
+/* A writer thread that runs out of space (a 6 MiB tmpfs, the space guard
+ * off so the kernel's ENOSPC is what stops it) fails the extraction: the
+ * reading thread stops early (most of the 16 MB archive is never read),
+ * the error says disk full and names the file, and nothing is left on the
+ * file system. Root only (it mounts). */
+static void test_pool_writer_disk_full(void **state)
+{
+	(void)state;
+	TPATH(mnt, "full");
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=6m tmpfs '%s' 2>/dev/null", mnt);
+	if (geteuid() != 0 || system(cmd) != 0) {
+		rmdir(mnt);
+		skip();
+	}
+	TPATH(dest, "full/tree");
+	struct stat arc;
+	assert_int_equal(stat(fixture("pool_full"), &arc), 0);
+	struct chunks c = { fopen(fixture("pool_full"), "rb"), 65536, -1, 0 };
+	assert_non_null(c.f);
+	pw_extract_result res;
+	pw_manifest m = { 0 };
+	pw_extract_opts o = { .archive = fixture("pool_full"), .dest = dest, .read = read_chunks, .read_ud = &c,
+			      .stream_size = arc.st_size, .min_free = -1, .writers = 3, .manifest = &m };
+	pw_err *e = pw_extract(&o, &res);
+	fclose(c.f);
+	const char *msg = e ? pw_err_message(e) : "extracted";
+	bool ok = pw_err_code(e) == PW_ERR_IO && res.disk_full && strstr(msg, "disk full: no space left to write 'python/f") &&
+		  strstr(msg, "No space left on device") && pw_err_hint(e) && !tl_exists(dest) && count_dir(mnt) == 0 &&
+		  m.count == 0 && res.entries == 0;
+	long given = c.given;
+	snprintf(cmd, sizeof cmd, "umount '%s'", mnt);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rmdir(mnt), 0);
+	if (!ok)
+		fail_msg("%s", msg);
+	if (given >= arc.st_size * 3 / 4)
+		fail_msg("read %ld of %lld bytes: the reader did not stop when the writer failed", given,
+			 (long long)arc.st_size);
 	pw_err_free(e);
 	assert_nothing_outside();
 }
@@ -865,9 +1000,12 @@ int main(void)
 		HOSTILE(26, "root_outside"),
 		HOSTILE(27, "root_not_dir"),
 		HOSTILE(28, "root_hardlink"),
+		HOSTILE(29, "pool_then_link"),
 		cmocka_unit_test(test_root_links_allowed_without_root),
 		cmocka_unit_test(test_world_writable_masked),
 		cmocka_unit_test(test_space_guard),
+		cmocka_unit_test(test_pool_tree),
+		cmocka_unit_test(test_pool_writer_disk_full),
 		cmocka_unit_test(test_dest_must_not_exist),
 		cmocka_unit_test(test_missing_archive),
 		cmocka_unit_test(test_cancel_before),

@@ -1,0 +1,288 @@
+/* The extractor's writer threads (see xwriter.h). */
+#include "config.h"
+
+#include "xwriter.h"
+#include "digest.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_THREADS 8
+#define DEFAULT_PENDING ((size_t)32 << 20)
+/* Each pending file holds a folder descriptor: bound them well under the
+ * usual limit of 1024. */
+#define MAX_PENDING_FILES 128
+
+struct job {
+	pw_xfile f;
+	struct job *next;
+};
+
+struct pw_xwriter {
+	pw_xwriter_opts o;
+	pthread_mutex_t mu;
+	pthread_cond_t work;   /* a job queued, or stopping */
+	pthread_cond_t room;   /* a job finished: pending shrank */
+	struct job *head, *tail; /* queued, not started */
+	struct job *done;      /* written, for the done callback */
+	size_t pending_bytes;  /* queued or being written */
+	size_t pending_files;
+	bool stopping;
+	atomic_bool failed;
+	pw_err *first;
+	bool disk_full;
+	pthread_t threads[MAX_THREADS];
+	int started;
+};
+
+/* ---------------------------------------------------------------- files */
+
+int pw_xwriter_create(int dirfd, const char *base, mode_t mode, mode_t umask)
+{
+	int fd = openat(dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* The umask is the user's, but a runtime's modes are the archive's
+	 * (masked by the caller): only when it stripped a bit is a chmod due. */
+	if (fd >= 0 && (mode & umask) && fchmod(fd, mode) != 0) {
+		int eno = errno;
+		close(fd);
+		errno = eno;
+		return -1;
+	}
+	return fd;
+}
+
+int pw_xwriter_close(int fd, const struct timespec *mtime, bool flush)
+{
+	struct timespec times[2] = { { 0, UTIME_OMIT }, *mtime };
+	int rc = 0, eno = 0;
+	if (mtime->tv_nsec != UTIME_OMIT && futimens(fd, times) != 0)
+		rc = -1, eno = errno;
+	if (rc == 0 && flush && fdatasync(fd) != 0)
+		rc = -1, eno = errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -1, eno = errno;
+	errno = eno;
+	return rc;
+}
+
+pw_err *pw_xwriter_error(const char *name, const char *dest, int eno, bool *disk_full)
+{
+	if (eno == ENOSPC || eno == EDQUOT) {
+		*disk_full = true;
+		return pw_err_new(PW_ERR_IO, _("free some space on that file system and run again"),
+				  _("disk full: no space left to write '%s' into %s (%s)"), name, dest,
+				  strerror(eno));
+	}
+	return pw_err_new(PW_ERR_IO, NULL, _("cannot write archive entry '%s' into %s: %s"), name, dest,
+			  strerror(eno));
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? (errno = ENOSPC, -1) : -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Create, write, date, flush and close one file; 0 or an errno. */
+static int write_file(const pw_xwriter *w, pw_xfile *f)
+{
+	int fd = pw_xwriter_create(f->dirfd, f->base, f->mode, w->o.umask);
+	int eno = fd < 0 ? errno : 0;
+	close(f->dirfd);
+	f->dirfd = -1;
+	if (fd < 0)
+		return eno;
+	if (write_all(fd, f->data, f->len) != 0) {
+		eno = errno;
+		close(fd);
+		return eno;
+	}
+	if (f->hash) {
+		pw_sha256 *h = pw_sha256_new();
+		pw_sha256_update(h, f->data, f->len);
+		pw_sha256_final_hex(h, f->sha256);
+		pw_sha256_free(&h);
+	}
+	return pw_xwriter_close(fd, &f->mtime, w->o.flush) ? errno : 0;
+}
+
+static void free_job(struct job *j)
+{
+	if (j->f.dirfd >= 0)
+		close(j->f.dirfd);
+	free(j->f.base);
+	free(j->f.name);
+	free(j->f.data);
+	free(j);
+}
+
+/* -------------------------------------------------------------- threads */
+
+static struct job *next_job(pw_xwriter *w)
+{
+	while (!w->head && !w->stopping)
+		pthread_cond_wait(&w->work, &w->mu);
+	struct job *j = w->head;
+	if (j && !(w->head = j->next))
+		w->tail = NULL;
+	return j;
+}
+
+/* With the lock held: the job no longer counts as pending. */
+static void settle(pw_xwriter *w, struct job *j, bool written, int eno)
+{
+	w->pending_bytes -= j->f.len;
+	w->pending_files--;
+	pthread_cond_broadcast(&w->room);
+	if (eno && !w->first)
+		w->first = pw_xwriter_error(j->f.name, w->o.dest, eno, &w->disk_full);
+	if (eno)
+		atomic_store(&w->failed, true);
+	if (!written || eno || !w->o.done) {
+		free_job(j);
+		return;
+	}
+	free(j->f.data); /* only the tag and hash are wanted now */
+	j->f.data = NULL;
+	j->next = w->done;
+	w->done = j;
+}
+
+static void *writer_main(void *ud)
+{
+	pw_xwriter *w = ud;
+	pthread_mutex_lock(&w->mu);
+	struct job *j;
+	while ((j = next_job(w))) {
+		int eno = 0;
+		bool written = !atomic_load(&w->failed); /* else dropped */
+		if (written) {
+			pthread_mutex_unlock(&w->mu);
+			eno = write_file(w, &j->f);
+			pthread_mutex_lock(&w->mu);
+		}
+		settle(w, j, written, eno);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Run the done callback for the files written so far, outside the lock. */
+static void reap(pw_xwriter *w)
+{
+	pthread_mutex_lock(&w->mu);
+	struct job *j = w->done;
+	w->done = NULL;
+	pthread_mutex_unlock(&w->mu);
+	while (j) {
+		struct job *next = j->next;
+		w->o.done(w->o.ud, &j->f);
+		free_job(j);
+		j = next;
+	}
+}
+
+pw_xwriter *pw_xwriter_start(const pw_xwriter_opts *o)
+{
+	pw_xwriter *w = xcalloc(1, sizeof *w);
+	w->o = *o;
+	if (!w->o.max_pending)
+		w->o.max_pending = DEFAULT_PENDING;
+	int want = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->room, NULL);
+	atomic_init(&w->failed, false);
+	while (w->started < want && pthread_create(&w->threads[w->started], NULL, writer_main, w) == 0)
+		w->started++;
+	if (!w->started) {
+		pthread_cond_destroy(&w->room);
+		pthread_cond_destroy(&w->work);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+bool pw_xwriter_failed(pw_xwriter *w)
+{
+	return atomic_load(&w->failed);
+}
+
+bool pw_xwriter_submit(pw_xwriter *w, pw_xfile *f)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+	j->f = *f;
+	memset(f, 0, sizeof *f);
+	f->dirfd = -1;
+	if (w->o.done)
+		reap(w);
+	pthread_mutex_lock(&w->mu);
+	/* A file bigger than the whole allowance still goes, alone. */
+	while (!atomic_load(&w->failed) &&
+	       (w->pending_files >= MAX_PENDING_FILES ||
+		(w->pending_bytes && w->pending_bytes + j->f.len > w->o.max_pending)))
+		pthread_cond_wait(&w->room, &w->mu);
+	bool ok = !atomic_load(&w->failed);
+	if (ok) {
+		w->pending_bytes += j->f.len;
+		w->pending_files++;
+		if (w->tail)
+			w->tail->next = j;
+		else
+			w->head = j;
+		w->tail = j;
+		pthread_cond_signal(&w->work);
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (!ok)
+		free_job(j);
+	return ok;
+}
+
+pw_err *pw_xwriter_finish(pw_xwriter **wp, bool abandon, bool *disk_full)
+{
+	pw_xwriter *w = *wp;
+	*wp = NULL;
+	if (!w)
+		return NULL;
+	pthread_mutex_lock(&w->mu);
+	if (abandon)
+		atomic_store(&w->failed, true); /* writers drop what is queued */
+	w->stopping = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	for (int i = 0; i < w->started; i++)
+		pthread_join(w->threads[i], NULL);
+	if (w->o.done && !abandon && !w->first)
+		reap(w);
+	for (struct job *j = w->done, *next; j; j = next) {
+		next = j->next;
+		free_job(j);
+	}
+	pw_err *e = w->first;
+	if (disk_full)
+		*disk_full = w->disk_full;
+	pthread_cond_destroy(&w->room);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+	return e;
+}
