@@ -11,6 +11,7 @@ AST classes are imported when a cell first needs them.
 """
 import _json
 import _signal
+import _thread
 import os
 import sys
 
@@ -53,6 +54,50 @@ def _encode(value):
                            for k, v in value.items()) + "}"
 
 
+class _AsyncioWatch:
+    """First on sys.meta_path while asyncio is not loaded: when a cell
+    imports it (a library the cell calls may, without the cell's text
+    saying so), the rest of that cell runs with the session's loop as the
+    running loop, so get_running_loop() and create_task() work there as in
+    any later cell. Finding the module is left to the other finders."""
+
+    def __init__(self, worker):
+        self.worker = worker
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "asyncio" or not self.worker.in_cell:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _ThenEnterLoop(spec.loader, self.worker)
+                return spec
+        return None
+
+
+class _ThenEnterLoop:
+    """asyncio's own loader, and the session's loop once it has run."""
+
+    def __init__(self, loader, worker):
+        self.loader = loader
+        self.worker = worker
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        # the module keeps its real loader, as if we had not been there
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        self.worker.enter_loop_mid_cell(module)
+
+
 class Worker:
     def __init__(self, fd_in, fd_out):
         self.fd_in = fd_in
@@ -65,6 +110,12 @@ class Worker:
         self.loop = None
         self.cell_task = None
         self.in_cell = False
+        self.main_thread = _thread.get_ident()
+        self.lent_loop = None  # set while a plain cell holds the loop as running
+        self.stray_sigint = False  # a SIGINT came while no cell ran
+        self.watch = _AsyncioWatch(self)
+        if "asyncio" not in sys.modules:
+            sys.meta_path.insert(0, self.watch)
 
     # ---- protocol
     def send(self, obj):
@@ -126,14 +177,30 @@ class Worker:
         return self.read_on_loop()
 
     def make_loop(self):
+        if self.watch in sys.meta_path:  # the worker's own import: no watching
+            sys.meta_path.remove(self.watch)
         import asyncio
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
 
+    def enter_loop_mid_cell(self, asyncio):
+        """A plain cell just imported asyncio: from here on the session's
+        loop is the running one, as in a cell that runs on it (tasks it
+        makes run after the cell, while the worker waits on the loop)."""
+        if (not self.in_cell or self.loop is not None or self.cell_task is not None
+                or _thread.get_ident() != self.main_thread):
+            return
+        self.make_loop()
+        asyncio.events._set_running_loop(self.loop)
+        self.lent_loop = asyncio.events
+
     # ---- interrupts
     def on_sigint(self, signum, frame):
         if not self.in_cell:
-            return  # a late interrupt after the cell ended: nothing to stop
+            # Between cells: late for the cell just answered, or early for
+            # the next one, not read yet; the next cell's start tells which.
+            self.stray_sigint = True
+            return
         task = self.cell_task
         if task is not None:
             import asyncio  # imported already: the cell runs on the loop
@@ -188,9 +255,14 @@ class Worker:
 
     def evaluate(self, src, body, tail):
         if not self.needs_loop(src, body, tail):
-            if body is not None:
-                eval(body, self.ns)
-            return eval(tail, self.ns) if tail is not None else None
+            try:
+                if body is not None:
+                    eval(body, self.ns)
+                return eval(tail, self.ns) if tail is not None else None
+            finally:
+                if self.lent_loop is not None:  # the loop runs for real again between cells
+                    self.lent_loop._set_running_loop(None)
+                    self.lent_loop = None
         if self.loop is None:
             self.make_loop()
         self.cell_task = self.loop.create_task(self.cell_coroutine(body, tail))
@@ -206,16 +278,46 @@ class Worker:
         finally:
             self.cell_task = None
 
-    def run(self, req):
-        self.count += 1
-        if isinstance(req.get("id"), int):
-            self.last_id = max(self.last_id, req["id"])
-        name = "<cell %d>" % self.count
-        src = req.get("code", "")
-        self.sources[name] = src
-        reply = {"id": req.get("id"), "status": "ok", "value": None, "traceback": None}
-        self.in_cell = True
+    def interrupt_waits_for(self, req_id):
+        """After a SIGINT between cells: was it meant for this cell? The
+        sender writes {"interrupt": ID} before its SIGINT, so that line is
+        read or in the pipe by now; a late interrupt named an earlier cell
+        (its line came before this cell's)."""
+        self.stray_sigint = False
+        os.set_blocking(self.fd_in, False)
         try:
+            while True:
+                try:
+                    chunk = os.read(self.fd_in, 65536)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                self.pending += chunk
+        finally:
+            os.set_blocking(self.fd_in, True)
+        for line in self.pending.split(b"\n")[:-1]:
+            try:
+                msg = _scan(line.decode("utf-8"), 0)[0]
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if isinstance(msg, dict) and msg.get("interrupt") == req_id:
+                return True
+        return False
+
+    def run(self, req):
+        reply = {"id": req.get("id"), "status": "ok", "value": None, "traceback": None}
+        try:
+            self.in_cell = True  # from here a SIGINT interrupts this cell
+            if self.stray_sigint and self.interrupt_waits_for(req.get("id")):
+                reply.update(status="interrupted", traceback="KeyboardInterrupt\n", started=False)
+                return reply  # nothing ran, nothing counted
+            self.count += 1
+            if isinstance(req.get("id"), int):
+                self.last_id = max(self.last_id, req["id"])
+            name = "<cell %d>" % self.count
+            src = req.get("code", "")
+            self.sources[name] = src
             body, tail = self.compile_cell(src, name)
             value = self.evaluate(src, body, tail)
             if value is not None:
@@ -285,6 +387,8 @@ class Worker:
                 return
             if req.get("sync"):  # a client that held our pipes went away
                 self.send({"sync": self.last_id})
+                continue
+            if "interrupt" in req:  # its cell was answered already (see run)
                 continue
             self.send(self.run(req))
 

@@ -176,6 +176,16 @@ static bool check_timers(pw_scratch_direct *d, cell *k, const pw_cancel *cancel,
 	bool budget = k->deadline_ms && now >= k->deadline_ms;
 	if (!k->interrupt_ms && (budget || (cancel && pw_cancel_raised(cancel)))) {
 		k->timed_out = budget;
+		/* The line naming the cell first (see pw_scratch_interrupt_line);
+		 * one try: a worker that reads nothing meets the grace kill. */
+		char line[64];
+		size_t len = pw_scratch_interrupt_line(line, sizeof line, d->lease.executions);
+		pw_sigpipe_guard g;
+		pw_sigpipe_block(&g);
+		if (write(d->fd[TO], line, len) != (ssize_t)len) {
+			/* a pipe that takes nothing now: the SIGINT goes all the same */
+		}
+		pw_sigpipe_unblock(&g);
 		kill((pid_t)d->lease.pid, SIGINT);
 		k->interrupt_ms = now;
 	}
@@ -236,6 +246,11 @@ static pw_scratch_result *make_result(pw_scratch_direct *d, const cell *k)
 	const char *status = "lost";
 	if (k->reply) {
 		status = pw_scratch_reply_status(k->reply, k->timed_out);
+		if (pw_scratch_reply_unstarted(k->reply)) { /* nothing ran: the number goes to the next cell */
+			d->lease.executions--;
+			r->execution = 0;
+			json_object_set_new(k->reply, "traceback", json_string(pw_scratch_unstarted_traceback()));
+		}
 		const char *v = json_string_value(json_object_get(k->reply, "value"));
 		const char *tb = json_string_value(json_object_get(k->reply, "traceback"));
 		r->value = v ? xstrdup(v) : NULL;

@@ -4,6 +4,7 @@
 
 #include "scratch_host.h"
 
+#include "cgroup.h"
 #include "closefds.h"
 #include "clock.h"
 #include "i18n.h"
@@ -64,7 +65,9 @@ typedef struct worker {
 	char *python, *venv;
 	pw_scratch_capture *out, *err;
 	int64_t interrupt_ms;      /* when the running cell was sent SIGINT */
+	bool sigint_owed;          /* its interrupt line waits in `to`: SIGINT once it is out */
 	bool reaped;               /* waitpid() already collected it */
+	pw_cgroup *cg;             /* its own cgroup, or NULL where none can be made */
 } worker;
 
 typedef struct session {
@@ -241,13 +244,23 @@ static char *worker_reap(worker *w)
 	return describe_status(status);
 }
 
-/* Stop a worker for good (its whole process group, which also ends what
- * the user's code started) and reap it. */
-static void worker_destroy(host *h, worker *w)
+/* Kill a worker and all it started: its cgroup (a cell's grandchild that
+ * called setsid left the process group, never the cgroup), else its
+ * process group. */
+static void worker_kill(worker *w)
 {
 	kill(-w->pid, SIGKILL);
+	pw_cgroup_kill(w->cg);
+}
+
+/* Stop a worker for good (its cgroup or process group, which also ends
+ * what the user's code started), reap it and remove its cgroup. */
+static void worker_destroy(host *h, worker *w)
+{
+	worker_kill(w);
 	if (!w->reaped)
 		waitpid(w->pid, NULL, 0);
+	pw_cgroup_free(&w->cg);
 	close_fd(&w->to_fd);
 	close_fd(&w->from_fd);
 	close_fd(&w->out_fd);
@@ -280,9 +293,10 @@ static void set_nonblock(int fd)
 /* In the child: put the five descriptors in place, then exec. Sources are
  * first moved above 9 so that no dup2 clobbers another source. */
 static void __attribute__((noreturn)) worker_exec(const host *h, const pw_scratch_request *req, char **env,
-						   int fds[5], int report_fd)
+						   const char *cg_procs, int fds[5], int report_fd)
 {
 	setpgid(0, 0);
+	pw_cgroup_enter(cg_procs); /* before exec: nothing the cell forks escapes it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != h->pid) /* the host died before the line above */
 		_exit(127);
@@ -332,10 +346,11 @@ static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **calle
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("making pipes for a scratchpad worker"));
 	}
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pw_cgroup *cg = pw_cgroup_new(); /* NULL here: process groups only */
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fds[5] = { null, o[1], e[1], to[0], from[1] };
-		worker_exec(h, req, env, fds, rep[1]);
+		worker_exec(h, req, env, pw_cgroup_procs_path(cg), fds, rep[1]);
 	}
 	int saved = errno;
 	pw_runner_env_free(env);
@@ -355,11 +370,13 @@ static pw_err *worker_spawn(host *h, const pw_scratch_request *req, char **calle
 		close(from[0]);
 		close(o[0]);
 		close(e[0]);
+		pw_cgroup_free(&cg);
 		return pid < 0 ? pw_err_errno(PW_ERR_IO, saved, NULL, _("starting a scratchpad worker"))
 			       : spawn_failed(child_err, req);
 	}
 	worker *w = xcalloc(1, sizeof *w);
 	w->pid = pid;
+	w->cg = cg;
 	w->to_fd = to[1];
 	w->from_fd = from[0];
 	w->out_fd = o[0];
@@ -436,6 +453,7 @@ static void finish_call(host *h, session *s, const char *status, const json_t *r
 			s->w->announced = true;
 		}
 		s->w->interrupt_ms = 0;
+		s->w->sigint_owed = false;
 	}
 	r.duration_ms = c->started_ms ? pw_clock_mono_ms() - c->started_ms : 0;
 	if (r.notice_count) /* the record need not carry those any more */
@@ -595,7 +613,7 @@ static void start_cell(session *s)
  * nothing of the worker is lost: it goes on starting for the next call. */
 static void cancel_unsent(host *h, session *s, const char *status)
 {
-	json_t *reply = json_pack("{s:s}", "traceback", "KeyboardInterrupt\n");
+	json_t *reply = json_pack("{s:s}", "traceback", pw_scratch_unstarted_traceback());
 	finish_call(h, s, status, strcmp(status, "interrupted") == 0 ? reply : NULL);
 	json_decref(reply);
 	pump(h, s);
@@ -636,6 +654,22 @@ static void pump(host *h, session *s)
 
 /* ---------------------------------------------------------------- requests */
 
+/* Interrupt the cell the worker was sent: first the line that names it,
+ * then SIGINT (once that line is in the pipe), so that a worker that has
+ * not read the cell yet answers it interrupted instead of running it. */
+static void interrupt_worker(session *s, int64_t now)
+{
+	worker *w = s->w;
+	char line[64];
+	size_t len = pw_scratch_interrupt_line(line, sizeof line, s->executions);
+	outq_push(&w->to, line, len);
+	if (outq_flush(&w->to, w->to_fd) && w->to.off == w->to.len)
+		kill(w->pid, SIGINT);
+	else
+		w->sigint_owed = true;
+	w->interrupt_ms = now;
+}
+
 static void handle_interrupt(host *h, client *c, const char *name)
 {
 	session *s = session_find(h, name);
@@ -653,10 +687,8 @@ static void handle_interrupt(host *h, client *c, const char *name)
 		cancel_unsent(h, s, "interrupted");
 		return;
 	}
-	if (!s->w->interrupt_ms) {
-		kill(s->w->pid, SIGINT);
-		s->w->interrupt_ms = pw_clock_mono_ms();
-	}
+	if (!s->w->interrupt_ms)
+		interrupt_worker(s, pw_clock_mono_ms());
 	send_json(c, json_pack("{s:s}", "ack", "interrupt"));
 }
 
@@ -674,7 +706,7 @@ static void handle_discard(host *h, client *c, const char *name)
 		 * (its pipes closed) but do not reap it, so that its pid stays
 		 * the worker's while the lease lasts; the loss is told, and the
 		 * worker reaped, once the pipes come back. */
-		kill(-s->w->pid, SIGKILL);
+		worker_kill(s->w);
 		siginfo_t si;
 		while (waitid(P_PID, (id_t)s->w->pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
 		}
@@ -970,7 +1002,7 @@ static void worker_message(host *h, session *s, const char *line)
 {
 	json_t *j = json_loads(line, 0, NULL);
 	if (!j) { /* the worker script is not ours, or broken: it cannot be trusted */
-		kill(-s->w->pid, SIGKILL);
+		worker_kill(s->w);
 		return;
 	}
 	json_t *hello = json_object_get(j, "hello");
@@ -999,6 +1031,12 @@ static void worker_message(host *h, session *s, const char *line)
 		const char *status = pw_scratch_reply_status(j, s->queue->timed_out);
 		if (!s->queue->counted && strcmp(status, "ok") == 0)
 			status = "reset";
+		if (s->queue->counted && pw_scratch_reply_unstarted(j)) {
+			/* nothing ran: the number goes to the next cell */
+			s->queue->counted = false;
+			s->executions--;
+			json_object_set_new(j, "traceback", json_string(pw_scratch_unstarted_traceback()));
+		}
 		finish_call(h, s, status, j);
 		pump(h, s);
 	}
@@ -1056,8 +1094,7 @@ static void check_cell_timers(host *h, session *s, int64_t now)
 	}
 	if (c->deadline_ms && now >= c->deadline_ms && !w->interrupt_ms) {
 		c->timed_out = true;
-		kill(w->pid, SIGINT);
-		w->interrupt_ms = now;
+		interrupt_worker(s, now);
 	}
 	if (w->interrupt_ms && now - w->interrupt_ms >= h->o.grace_ms) {
 		char *msg = pw_scratch_kill_message(h->o.grace_ms, c->timed_out);
@@ -1066,6 +1103,18 @@ static void check_cell_timers(host *h, session *s, int64_t now)
 		free(msg);
 		pump(h, s);
 	}
+}
+
+/* A worker that ended while something it started still holds its pipes
+ * (a forked child inherits them) sends no end of file: look for its exit
+ * too. Not while lent out: a discarded leased worker stays unreaped. */
+static void check_exited(host *h, session *s)
+{
+	if (!s->w || s->lease || s->w->reaped)
+		return;
+	siginfo_t si = { 0 };
+	if (waitid(P_PID, (id_t)s->w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->w->pid)
+		worker_died(h, s);
 }
 
 /* A session whose workspace or environment was removed loses its worker. */
@@ -1320,8 +1369,12 @@ static void ps_dispatch(host *h, pollset *ps)
 		} else if (sl->kind == SLOT_FROM && ps->fds[i].fd == s->w->from_fd) {
 			worker_readable(h, s);
 		} else if (sl->kind == SLOT_TO && ps->fds[i].fd == s->w->to_fd) {
-			if (!outq_flush(&s->w->to, s->w->to_fd))
+			if (!outq_flush(&s->w->to, s->w->to_fd)) {
 				worker_died(h, s);
+			} else if (s->w->sigint_owed && s->w->to.off == s->w->to.len) {
+				s->w->sigint_owed = false;
+				kill(s->w->pid, SIGINT);
+			}
 		}
 	}
 }
@@ -1331,8 +1384,10 @@ static void run_timers(host *h, int64_t now)
 	for (session *s = h->sessions; s; s = s->next)
 		check_cell_timers(h, s, now);
 	if (now >= h->next_check) {
-		for (session *s = h->sessions; s; s = s->next)
+		for (session *s = h->sessions; s; s = s->next) {
+			check_exited(h, s);
 			check_places(h, s);
+		}
 		h->next_check = now + CHECK_EVERY_MS;
 	}
 }

@@ -6,6 +6,7 @@
 #include "i18n.h"
 #include "xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -522,6 +523,22 @@ const char *pw_scratch_reply_status(const json_t *reply, bool timed_out)
 	if (!status)
 		return "error";
 	return strcmp(status, "interrupted") == 0 && timed_out ? "timed_out" : status;
+}
+
+size_t pw_scratch_interrupt_line(char *buf, size_t n, int64_t id)
+{
+	int len = snprintf(buf, n, "{\"interrupt\":%lld}\n", (long long)id);
+	return len > 0 && (size_t)len < n ? (size_t)len : 0;
+}
+
+bool pw_scratch_reply_unstarted(const json_t *reply)
+{
+	return json_is_false(json_object_get(reply, "started"));
+}
+
+const char *pw_scratch_unstarted_traceback(void)
+{
+	return _("KeyboardInterrupt: the interrupt came before the cell started; none of it ran\n");
 }
 
 char *pw_scratch_kill_message(int grace_ms, bool timed_out)

@@ -134,6 +134,17 @@ int pw_scratch_result_exit_status(const pw_scratch_result *r);
  * when it has none), "timed_out" for an interrupt the time budget sent.
  * The host and direct mode read replies alike through this. */
 const char *pw_scratch_reply_status(const json_t *reply, bool timed_out);
+/* Interrupting cell ID: the sender writes this line (into buf, NUL-ended;
+ * its length returned) to the worker before the SIGINT, so a worker that
+ * gets the signal between cells can tell an interrupt for the cell it has
+ * not read yet (the line follows that cell) from a late one for the cell
+ * it has answered (the line came before, or nothing names the next). */
+size_t pw_scratch_interrupt_line(char *buf, size_t n, int64_t id);
+/* Did the worker answer that the interrupt came before the cell began
+ * ("started": false)? Nothing of the cell ran. */
+bool pw_scratch_reply_unstarted(const json_t *reply);
+/* The traceback of a cell interrupted before any of it ran. */
+const char *pw_scratch_unstarted_traceback(void);
 /* The notice for a worker killed because a cell outlived the grace period
  * after its interrupt (allocated). */
 char *pw_scratch_kill_message(int grace_ms, bool timed_out);

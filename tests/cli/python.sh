@@ -46,7 +46,7 @@ trap 'stop_all_hosts; rm -rf "$WORLD"' EXIT
 
 PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 90
+plan 93
 
 # ---- persistence, _, first result, human form
 use_rt main
@@ -179,6 +179,26 @@ PY -s aio -c 'await asyncio.sleep(0); n, t2.done(), x > 0'
 is "$OUT" "(2, True, True)" "and the session and its loop go on"
 "$PYWARD" python -s aio --discard >/dev/null 2>&1
 "$PYWARD" python -s aio2 --discard >/dev/null 2>&1
+# A cell whose text never names asyncio, calling a library that imports it
+# and needs the running loop (item 21's gap: "no running event loop").
+cat >"$WS/loopy.py" <<'EOF'
+import asyncio
+ticks = 0
+async def _tick():
+    global ticks
+    ticks += 1
+def start():
+    return type(asyncio.get_running_loop()).__name__, asyncio.create_task(_tick())
+EOF
+PY -s aio3 -c 'import sys; ("a" + "syncio") in sys.modules'
+is "$RC:$OUT" "0:False" "a plain cell does not import asyncio"
+PY -s aio3 -c 'import loopy
+name, t = loopy.start()
+name'
+is "$RC:$OUT" "0:'_UnixSelectorEventLoop'" "a cell that calls a library needing the running loop has it, without naming asyncio"
+PY -s aio3 -c 'loopy.ticks, t.done()'
+is "$OUT" "(1, True)" "and the task the library made ran after the cell, between calls"
+"$PYWARD" python -s aio3 --discard >/dev/null 2>&1
 
 # ---- interrupts
 PY -s spin -c 'None'

@@ -45,7 +45,8 @@ static const char *python_path(void)
 
 static int teardown(void **state);
 
-static int setup(void **state)
+/* A host (forked from this test) on a private socket folder. */
+static int start_world(void **state, int grace_ms)
 {
 	world *w = xcalloc(1, sizeof *w);
 	if (tl_make_temp_dir(w->dir, sizeof w->dir, "scratch-client") != 0)
@@ -58,7 +59,7 @@ static int setup(void **state)
 	if (w->host == 0) {
 		close(ready[0]);
 		pw_scratch_host_opts o = { .dir = w->dir, .worker_script = w->worker, .idle_timeout_s = 60,
-					   .max_workers = 2, .grace_ms = 500, .ready_fd = ready[1],
+					   .max_workers = 2, .grace_ms = grace_ms, .ready_fd = ready[1],
 					   .owner_uid = getuid() };
 		pw_err *e = pw_scratch_host_run(&o);
 		_exit(e ? 1 : 0);
@@ -72,6 +73,11 @@ static int setup(void **state)
 	if (!up) /* no teardown follows a failed setup: stop our child here */
 		teardown(state);
 	return up ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	return start_world(state, 500);
 }
 
 static int teardown(void **state)
@@ -363,6 +369,80 @@ static void test_cancel_before_the_worker_is_up(void **state)
 	assert_non_null(r->interp);
 	pw_scratch_result_free(&r);
 	pw_scratch_close(&c);
+}
+
+/* Wait (at most 10 s) until a file exists. */
+static bool wait_file(const char *path)
+{
+	for (int i = 0; i < 1000 && access(path, F_OK) != 0; i++)
+		tl_sleep_ms(10);
+	return access(path, F_OK) == 0;
+}
+
+/* A cell that leaves a task behind which, once the cell is answered, makes
+ * the mark file and then holds the worker's loop for 3 s: the worker is up
+ * and between cells, and reads nothing meanwhile. */
+static char *hog_cell(const char *mark)
+{
+	return xasprintf("import asyncio, time\n"
+			 "async def hog():\n"
+			 "    await asyncio.sleep(0.2)\n"
+			 "    open('%s', 'w').close()\n"
+			 "    time.sleep(3)\n"
+			 "t = asyncio.create_task(hog())\n"
+			 "'set'",
+			 mark);
+}
+
+/* Item 23, an idle worker: an interrupt that reaches a worker that is up
+ * but has not read the cell it was sent yet cancels that cell: none of it
+ * runs, the call answers interrupted with execution 0 (the number goes to
+ * the next cell), and the worker and its state live on; through the host
+ * and in direct mode alike. It used to be ignored (the worker was between
+ * cells): the cell then ran to its end as if nobody had interrupted it,
+ * or was killed, with the session's state, after the grace period. */
+static void test_interrupt_before_an_idle_worker_reads_the_cell(void **state)
+{
+	(void)state;
+	if (!python_path())
+		skip();
+	void *own = NULL;
+	assert_int_equal(start_world(&own, 10000), 0); /* a grace period longer than the hog */
+	world *w = own;
+	pw_scratch_client *c = connect_to(w);
+	for (int direct = 0; direct < 2; direct++) {
+		char *mark = xasprintf("%s/hogging-%d", w->dir, direct);
+		char *code = hog_cell(mark);
+		pw_scratch_result *r = run(c, "idle", code, NULL);
+		free(code);
+		assert_string_equal(r->status, "ok");
+		int64_t before = r->execution;
+		pw_scratch_result_free(&r);
+		assert_true(wait_file(mark));
+		free(mark);
+		pw_cancel *cancel = pw_cancel_new();
+		pw_cancel_raise(cancel); /* the interrupt follows the cell at once */
+		r = run(c, "idle", "ran = True", cancel);
+		pw_cancel_free(&cancel);
+		assert_string_equal(r->status, "interrupted");
+		assert_int_equal(r->execution, 0);
+		assert_int_equal(pw_scratch_result_exit_status(r), 130);
+		assert_non_null(strstr(r->traceback, "none of it ran"));
+		assert_int_equal(r->notice_count, 0);
+		pw_scratch_result_free(&r);
+		r = run(c, "idle", "'ran' in globals(), t.done()", NULL);
+		assert_string_equal(r->status, "ok");
+		assert_string_equal(r->value, "(False, True)");
+		assert_int_equal(r->notice_count, 0); /* the same worker, nothing lost */
+		assert_int_equal(r->generation, 1);
+		assert_int_equal(r->execution, before + 1);
+		pw_scratch_result_free(&r);
+		if (!direct)
+			assert_null(pw_scratch_lease(c, "idle")); /* the second round over the worker's own pipes */
+	}
+	assert_null(pw_scratch_release(c));
+	pw_scratch_close(&c);
+	teardown(&own);
 }
 
 static void test_list_discard_and_notice(void **state)
@@ -674,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_direct_mode_abandoned_and_discarded),
 		cmocka_unit_test(test_no_host_and_no_autostart),
 		cmocka_unit_test(test_cancel_before_the_worker_is_up),
+		cmocka_unit_test(test_interrupt_before_an_idle_worker_reads_the_cell),
 		cmocka_unit_test(test_reset_alone_starts_no_worker),
 		cmocka_unit_test(test_hostile_session_names_refused),
 		cmocka_unit_test(test_garbage_lines_get_errors),
