@@ -1113,7 +1113,10 @@ static void check_exited(host *h, session *s)
 	if (!s->w || s->lease || s->w->reaped)
 		return;
 	siginfo_t si = { 0 };
-	if (waitid(P_PID, (id_t)s->w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->w->pid)
+	if (waitid(P_PID, (id_t)s->w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != s->w->pid)
+		return;
+	worker_readable(h, s); /* a reply it wrote before it ended comes first */
+	if (s->w)
 		worker_died(h, s);
 }
 
