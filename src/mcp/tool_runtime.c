@@ -175,6 +175,40 @@ static pw_consent_answer ask_human(const pw_consent *what, void *ud)
 	return yes ? PW_CONSENT_YES : PW_CONSENT_NO;
 }
 
+/* A 2026-07-28 request from a client that can be asked: make the plan as
+ * the install would (nothing downloaded, nothing recorded) and check the
+ * answer the request carries against its statement. *asking: no valid
+ * answer, so the reply is input_required. Returns true when *planned holds
+ * a plan for the install to take (so the statement it asks about is the
+ * one that was signed). A plan that cannot be made leaves it to the
+ * install, which records that failure. */
+static bool modern_round(pw_mcp_call *call, const pw_ops_ctx *ctx, consent_state *st, pw_runtime_request *rq,
+			 pw_op_runtime_install_result *planned, bool *asking)
+{
+	*asking = false;
+	if (st->operator_consent || !pw_mcp_call_can_elicit(call) || pw_mcp_call_version(call) < PW_MCP_2026_07_28)
+		return false;
+	rq->plan_only = true;
+	pw_err *e = pw_op_runtime_install(ctx, rq, NULL, planned);
+	rq->plan_only = false;
+	if (e) {
+		pw_err_free(e);
+		return false;
+	}
+	char *lines[PW_OP_INSTALL_CONSENT_LINES];
+	pw_consent what;
+	pw_op_runtime_install_consent(rq, &planned->plan, lines, &what);
+	free(st->statement);
+	st->statement = statement_of(&what);
+	free(st->question);
+	st->question = xstrdup(what.question);
+	for (size_t i = 0; i < what.line_count; i++)
+		free(lines[i]);
+	*asking = modern_answer(st) == PW_CONSENT_CANNOT_ASK;
+	st->input_required = *asking;
+	return true;
+}
+
 static void run_install(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out)
 {
 	(void)admitted;
@@ -182,14 +216,26 @@ static void run_install(pw_mcp_call *call, const json_t *args, void *admitted, p
 	consent_state st = { .call = call, .operator_consent = o->allow_runtime_install };
 	pw_ops_ctx ctx;
 	pw_mcp_call_ctx(call, "runtime_install", args,
-			st.operator_consent ? "(consent: the operator's, pyward mcp --allow-runtime-install)"
-					    : "(consent: asked of the human through the client)", &ctx);
+			st.operator_consent	       ? "(consent: the operator's, pyward mcp --allow-runtime-install)"
+			: pw_mcp_call_can_elicit(call) ? "(consent: asked of the human through the client)"
+						       : "(consent: this client cannot ask a human)", &ctx);
 	pw_runtime_request rq = { .version = json_string_value(json_object_get(args, "version")),
 				  .no_baseline = json_is_false(json_object_get(args, "baseline")) };
+	/* 2026-07-28: a request without a valid answer is a question, not an
+	 * operation: the plan alone, then input_required, nothing recorded.
+	 * Only the retry carrying the human's answer is the install (DESIGN.md,
+	 * "Consent in the catalog"). */
+	pw_op_runtime_install_result planned = { 0 };
+	bool asking = false;
+	if (modern_round(call, &ctx, &st, &rq, &planned, &asking)) {
+		rq.plan = &planned.plan;
+	}
 	pw_events ev = pw_mcp_call_events(call);
-	pw_op_io io = { .events = &ev, .consent = ask_human, .consent_ud = &st, .cancel = pw_mcp_call_cancel(call) };
+	pw_op_io io = { .events = &ev, .consent = ask_human, .consent_ud = &st, .cancel = pw_mcp_call_cancel(call),
+			.cannot_ask = "the agent's client cannot ask a human (it has no elicitation)" };
 	pw_op_runtime_install_result r = { 0 };
-	pw_err *e = pw_op_runtime_install(&ctx, &rq, &io, &r);
+	pw_err *e = asking ? pw_err_new(PW_ERR_REFUSED, NULL, "input required")
+			   : pw_op_runtime_install(&ctx, &rq, &io, &r);
 	if (e && st.could_not_ask) {
 		pw_err *n = pw_err_new(PW_ERR_REFUSED,
 				       "ask the human to run 'pyward runtime install' in a terminal (it shows the same and "
@@ -216,6 +262,7 @@ static void run_install(pw_mcp_call *call, const json_t *args, void *admitted, p
 		out->structured = pw_op_runtime_install_json(&rq, &r);
 	}
 	pw_op_runtime_install_clear(&r);
+	pw_op_runtime_install_clear(&planned);
 	free(st.statement);
 	free(st.question);
 }

@@ -17,6 +17,8 @@ pw_err *pw_op_ask(const pw_op_io *io, const pw_consent *what, const char *declin
 		return NULL;
 	if (a == PW_CONSENT_NO)
 		return pw_err_new(PW_ERR_REFUSED, NULL, "%s", declined);
+	if (io && io->cannot_ask)
+		return pw_err_new(PW_ERR_REFUSED, NULL, "%s: %s", what->doing, io->cannot_ask);
 	return pw_err_new(PW_ERR_REFUSED, _("pass --yes to consent, or run it on a terminal"),
 			  _("%s needs consent and there is no terminal to ask"), what->doing);
 }

@@ -43,6 +43,9 @@ typedef struct pw_op_io {
 	pw_consent_fn consent;    /* NULL: anything needing consent is refused */
 	void *consent_ud;
 	const pw_cancel *cancel;  /* NULL: cannot be cancelled */
+	/* why no one could be asked, as recorded with the refusal (an agent's
+	 * client without elicitation); NULL: there is no terminal to ask */
+	const char *cannot_ask;
 } pw_op_io;
 
 /* Ask io's consent; NULL when given, else a PW_ERR_REFUSED saying why

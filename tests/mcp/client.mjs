@@ -145,9 +145,9 @@ async function sdkSession() {
 }
 
 // ---------------------------------------------------------------- runtime, consent
-function pywardCli(args) {
+function pywardCli(args, box = env.BOX) {
   return new Promise((resolve) => {
-    execFile(PYWARD, ['--box-root', env.BOX, '-C', env.WS, ...args], { env: serverEnv(), timeout: 60000 },
+    execFile(PYWARD, ['--box-root', box, '-C', env.WS, ...args], { env: serverEnv(), timeout: 60000 },
       (err, stdout, stderr) => resolve({ err, stdout, stderr }));
   });
 }
@@ -481,6 +481,17 @@ async function rawSession() {
   ok(!m?.result?.isError && m?.result?.structuredContent?.result === 'installed' && m.result.resultType === 'complete',
     'the retry with accept and the server\'s requestState installs', m);
   await u.close();
+  // the catalog: a question (input_required, also after a forged state) is no operation; the
+  // human's decline and the client that could not ask are refusals; the accepted retry is the install
+  const mh = await pywardCli(['--json', 'history', '--kind', 'runtime.install'], `${env.BOX}-modern`);
+  let mops = [];
+  try { mops = JSON.parse(mh.stdout).operations || []; } catch { /* reported below */ }
+  mops.sort((a, b) => a.id - b.id);
+  is(mops.map((o) => o.outcome).join(' '), 'refused refused ok',
+    'catalog after the 2026-07-28 rounds: the decline, the client that could not ask, the install; no row for a question');
+  ok(/consent was not given/.test(mops[0]?.stop_reason || '') && /cannot ask a human/.test(mops[1]?.stop_reason || '')
+    && /cannot ask a human/.test(mops[1]?.command || '') && /asked of the human/.test(mops[2]?.command || ''),
+    'catalog: each refusal says why (declined; the client could not ask)', mops);
 
   // 2025-11-25 legacy session: an initialize answered with the newest legacy revision
   const t = new Raw();
