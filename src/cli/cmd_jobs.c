@@ -11,21 +11,16 @@
 #include "i18n.h"
 #include "jobs.h"
 #include "proc.h"
-#include "paths.h"
-#include "venv.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define LOG_HEAD_CAP (1024 * 1024)
-#define LOG_TAIL_CAP (256 * 1024)
 #define POLL_MS 200
 #define CANCEL_GRACE_MS 15000
 #define KILL_WAIT_MS 5000
@@ -70,94 +65,11 @@ static bool is_running(const pw_job_rec *r)
 
 /* ---------------------------------------------------------------- --background */
 
-bool pw_cli_job_running_here(void)
-{
-	const char *v = getenv(PW_JOB_ENV);
-	return v && *v;
-}
-
-typedef struct detach_ctx {
-	pw_catalog *cat;
-	int64_t id;
-	pid_t pid;
-} detach_ctx;
-
-static pw_err *job_started(void *ud, pid_t pid, int64_t proc_start)
-{
-	detach_ctx *d = ud;
-	d->pid = pid;
-	return pw_jobs_attach(d->cat, d->id, pid, proc_start);
-}
-
-/* pyward's own options, resolved, then the command as it was given. */
-static char **child_argv(const pw_cli *cli, const char *exe, int argc, char **argv)
-{
-	char **out = xcalloc((size_t)argc + 2 * cli->ctx.root_count + 12, sizeof *out);
-	size_t k = 0;
-	out[k++] = xstrdup(exe);
-	out[k++] = xstrdup("--box-root");
-	out[k++] = xstrdup(cli->ctx.box_root);
-	out[k++] = xstrdup("-C");
-	out[k++] = xstrdup(cli->ctx.workspace);
-	out[k++] = xstrdup("--mode");
-	out[k++] = xstrdup(pw_mode_name(cli->ctx.mode));
-	for (size_t i = 0; i < cli->ctx.root_count; i++) {
-		out[k++] = xstrdup("--root");
-		out[k++] = xstrdup(cli->ctx.roots[i]);
-	}
-	if (cli->ctx.timeout > 0) {
-		out[k++] = xstrdup("--timeout");
-		out[k++] = xasprintf("%.3f", cli->ctx.timeout);
-	}
-	for (int i = 0; i < argc; i++)
-		out[k++] = xstrdup(argv[i]);
-	return out;
-}
-
-static void free_argv(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-static pw_err *log_dir(const pw_cli *cli, char **out)
-{
-	char *cache = NULL, *tmp = NULL;
-	pw_err *e = pw_venv_workspace_state(cli->ctx.workspace, &cache, &tmp); /* .pyward/ and its .gitignore */
-	free(cache);
-	free(tmp);
-	*out = xasprintf("%s/.pyward/jobs", cli->ctx.workspace);
-	if (!e)
-		e = pw_paths_mkdirs(*out, 0700);
-	return e;
-}
-
-static pw_err *spawn(pw_cli *cli, detach_ctx *d, const char *log, int argc, char **argv)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return pw_err_errno(PW_ERR_FAILED, errno, _("run the command without --background"),
-				    _("cannot find pyward's own program to start it in the background"));
-	exe[n] = '\0';
-	char **args = child_argv(cli, exe, argc, argv);
-	char *env = xasprintf("%s=%lld", PW_JOB_ENV, (long long)d->id);
-	const char *env_add[] = { env, NULL };
-	pw_job_spawn sp = { .exe = exe, .argv = args, .env_add = env_add, .log_path = log,
-			    .head_cap = LOG_HEAD_CAP, .tail_cap = LOG_TAIL_CAP, .started = job_started, .ud = d };
-	pw_err *e = pw_jobs_detach(&sp);
-	free(env);
-	free_argv(args);
-	return e;
-}
-
-static void print_started(const pw_cli *cli, const pw_job_rec *r)
+int pw_cli_job_started(pw_cli *cli, const pw_job_rec *r)
 {
 	if (cli->json) {
-		json_t *j = pw_json_job(r);
-		pw_render_json(stdout, json_pack("{s:i,s:I,s:o}", "schema", 1, "job_id", (json_int_t)r->id, "job", j));
-		return;
+		pw_render_json(stdout, pw_op_job_started_json(r));
+		return 0;
 	}
 	long long id = (long long)r->id;
 	printf(_("job %lld started in the background (pid %lld): %s %s\n"), id, (long long)r->pid,
@@ -166,80 +78,36 @@ static void print_started(const pw_cli *cli, const pw_job_rec *r)
 	printf(_("  follow:  pyward jobs log %lld --follow\n"), id);
 	printf(_("  wait:    pyward jobs wait %lld\n"), id);
 	printf(_("  cancel:  pyward jobs cancel %lld\n"), id);
+	return 0;
 }
 
-int pw_cli_job_detach(pw_cli *cli, const char *kind, const char *target, double budget_s, int argc, char **argv)
+pw_err *pw_cli_job_enter(pw_cli *cli, pw_op_job_here *here)
 {
-	detach_ctx d = { 0 };
-	char *dir = NULL;
-	pw_job_rec r = { 0 };
-	pw_err *e = log_dir(cli, &dir);
-	if (!e)
-		e = pw_ops_catalog_rw(&cli->ctx, &d.cat);
-	pw_job_start s = { .kind = kind, .target = target, .args = cli->cmdline, .workspace = cli->ctx.workspace,
-			   .log_dir = dir, .budget_s = budget_s };
-	if (!e)
-		e = pw_jobs_begin(d.cat, &s, &d.id);
-	if (!e)
-		e = pw_jobs_get(d.cat, d.id, &r);
-	if (!e)
-		e = spawn(cli, &d, r.log_path, argc, argv);
-	if (e && d.id)
-		pw_err_free(pw_jobs_close_dead(d.cat, d.id, PW_OUTCOME_FAILED, 1, pw_err_message(e)));
-	int rc = 0;
-	if (e) {
-		rc = pw_cli_fail(cli, e);
-	} else {
-		pw_job_rec_clear(&r);
-		e = pw_jobs_get(d.cat, d.id, &r);
-		rc = e ? pw_cli_fail(cli, e) : (print_started(cli, &r), 0);
-	}
-	pw_job_rec_clear(&r);
-	pw_catalog_close(&d.cat);
-	free(dir);
-	return rc;
-}
-
-pw_err *pw_cli_job_enter(pw_cli *cli)
-{
-	int64_t id = 0;
-	pw_catalog *cat = NULL;
-	pw_err *e = parse_id(getenv(PW_JOB_ENV), &id);
-	if (!e)
-		e = pw_ops_catalog_rw(&cli->ctx, &cat);
-	if (!e)
-		e = pw_jobs_claim(cat, id);
-	pw_catalog_close(&cat);
+	pw_err *e = pw_op_job_enter(&cli->ctx, here);
 	if (e)
 		return e;
-	cli->ctx.who.job_id = id;
 	if (cli->verbosity == 0)
 		cli->verbosity = 1; /* pip's lines belong in the log */
 	pw_cli_interrupt_token(); /* a cancel's SIGTERM stops the work cleanly from now on */
 	char now[32];
 	pw_clock_iso_now(now, sizeof now);
-	printf(_("[pyward: job %lld, pid %ld, started %s: %s]\n"), (long long)id, (long)getpid(), now, cli->cmdline);
+	printf(_("[pyward: job %lld, pid %ld, started %s: %s]\n"), (long long)here->job.id, (long)getpid(), now,
+	       pw_render_safe(here->job.args));
 	fflush(stdout);
 	return NULL;
 }
 
-int pw_cli_job_leave(pw_cli *cli, int rc)
+int pw_cli_job_leave(pw_cli *cli, pw_op_job_here *here, int rc)
 {
-	pw_catalog *cat = NULL;
 	pw_job_rec r = { 0 };
 	fflush(stdout);
-	pw_err *e = pw_ops_catalog_rw(&cli->ctx, &cat);
-	if (!e)
-		e = pw_jobs_finish(cat, cli->ctx.who.job_id, rc);
-	if (!e)
-		e = pw_jobs_get(cat, cli->ctx.who.job_id, &r);
+	pw_err *e = pw_op_job_leave(&cli->ctx, here, rc, &r);
 	if (e)
 		pw_cli_print_error(cli, e);
 	else
 		printf(_("[pyward: job %lld finished: %s, exit status %d]\n"), (long long)r.id, r.state, rc);
 	pw_err_free(e);
 	pw_job_rec_clear(&r);
-	pw_catalog_close(&cat);
 	return rc;
 }
 

@@ -1,27 +1,24 @@
 /*
- * Background jobs from the command line: a command's --background starts it
- * again as a detached job (pw_cli_job_detach); the detached process brackets
- * its work with pw_cli_job_enter/pw_cli_job_leave; `pyward jobs` reads them.
+ * Background jobs from the command line: a command's --background has ops
+ * start it as a detached job (pw_op_job_start) and prints what it started;
+ * the detached process brackets its work with pw_cli_job_enter/leave;
+ * `pyward jobs` reads them.
  */
 #ifndef PW_CLI_CMD_JOBS_H
 #define PW_CLI_CMD_JOBS_H
 
 #include "cli/cli.h"
+#include "ops/op_jobs.h"
 
-/* True in the detached process that runs a job ($PYWARD_JOB is set). */
-bool pw_cli_job_running_here(void);
+/* The caller's side of --background, once ops has started the job
+ * (pw_op_job_start): print the job id and how to follow it. Returns 0. */
+int pw_cli_job_started(pw_cli *cli, const pw_job_rec *job);
 
-/* The caller's side of --background: record the job, start pyward again
- * detached with the same command and options (and budget), print the job id
- * and how to follow it, and return at once. argv is the command's own
- * (argv[0] is the command word). Returns the exit status. */
-int pw_cli_job_detach(pw_cli *cli, const char *kind, const char *target, double budget_s, int argc,
-		      char **argv);
-
-/* In the detached process: claim the job named by $PYWARD_JOB (operations
- * recorded from now on point at it). */
-pw_err *pw_cli_job_enter(pw_cli *cli);
+/* In the detached process ($PYWARD_JOB set: pw_op_job_running_here):
+ * claim the job, taking its starter's identity into cli->ctx (keep *here
+ * until leave), with pip's lines in the log and SIGTERM stopping the work. */
+pw_err *pw_cli_job_enter(pw_cli *cli, pw_op_job_here *here);
 /* Record the job's end with the command's exit status rc; returns rc. */
-int pw_cli_job_leave(pw_cli *cli, int rc);
+int pw_cli_job_leave(pw_cli *cli, pw_op_job_here *here, int rc);
 
 #endif

@@ -9,6 +9,7 @@
 #include "ops/pipsetup.h"
 #include "cli/progress.h"
 #include "cli/render.h"
+#include "ops/op_jobs.h"
 #include "ops/op_venv.h"
 #include "ops/venvops.h"
 
@@ -44,8 +45,6 @@ typedef struct venv_args {
 	size_t req_count;
 	const char *editables[16];
 	size_t editable_count;
-	int argc;          /* the command's words, for --background to start it again */
-	char **argv;
 	unsigned given; /* the options given, one bit per venv_takes entry */
 } venv_args;
 
@@ -308,22 +307,24 @@ static int run_pip_here(pw_cli *cli, venv_args *a, int nops, char **ops, const p
 	return rc;
 }
 
-/* --background: what can be refused is refused now, then the same command
- * runs again detached (cmd_jobs.c); in that detached process, the job. */
+/* --background: ops checks what can be refused now and starts the job;
+ * in the detached process that runs it, the job. */
 static int run_pip_command(pw_cli *cli, venv_args *a, int nops, char **ops, const pip_job *job)
 {
 	if (!a->background)
 		return run_pip_here(cli, a, nops, ops, job);
-	if (pw_cli_job_running_here()) {
-		pw_err *e = pw_cli_job_enter(cli);
-		return e ? pw_cli_fail(cli, e) : pw_cli_job_leave(cli, run_pip_here(cli, a, nops, ops, job));
+	if (pw_op_job_running_here()) {
+		pw_op_job_here here;
+		pw_err *e = pw_cli_job_enter(cli, &here);
+		int rc = e ? pw_cli_fail(cli, e) : pw_cli_job_leave(cli, &here, run_pip_here(cli, a, nops, ops, job));
+		pw_job_rec_clear(&here.job);
+		return rc;
 	}
 	pw_op_venv_pip_request rq = pip_request(cli, a, nops, ops, job);
-	char *venv = NULL;
-	pw_err *e = pw_op_venv_pip_check(&cli->ctx, &rq, &venv);
-	int rc = e ? pw_cli_fail(cli, e)
-		   : pw_cli_job_detach(cli, job->kind, venv, pw_ops_budget(&cli->ctx, DEFAULT_BUDGET_S), a->argc, a->argv);
-	free(venv);
+	pw_job_rec started = { 0 };
+	pw_err *e = pw_op_venv_pip_start(&cli->ctx, &rq, &started);
+	int rc = e ? pw_cli_fail(cli, e) : pw_cli_job_started(cli, &started);
+	pw_job_rec_clear(&started);
 	return rc;
 }
 
@@ -422,7 +423,7 @@ static int run_verify(pw_cli *cli, venv_args *a, int nops, char **ops)
 
 static int run_venv(pw_cli *cli, int argc, char **argv)
 {
-	venv_args a = { .cli = cli, .argc = argc, .argv = argv };
+	venv_args a = { .cli = cli };
 	int first = pw_cli_parse_command(cli, &pw_cmd_venv, argc, argv, "r:e:", venv_longopts, handle_option, &a);
 	if (first == -2)
 		return 0;

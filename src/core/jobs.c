@@ -97,6 +97,10 @@ static pw_err *insert_job(sqlite3 *db, const pw_job_start *s, const char *now, i
 {
 	pw_actor a;
 	pw_catalog_actor_current(&a);
+	if (s->actor) { /* who asked; the host is where the job runs */
+		snprintf(a.user, sizeof a.user, "%s", s->actor->user);
+		a.uid = s->actor->uid;
+	}
 	sqlite3_stmt *st;
 	pw_err *e = prep(db, "INSERT INTO jobs(kind, target, args, workspace, log_path, budget_s, user, uid, host,"
 			     " started_at) VALUES(?1, ?2, ?3, ?4, '', ?5, ?6, ?7, ?8, ?9)", &st);
@@ -648,6 +652,11 @@ pw_err *pw_jobs_detach(const pw_job_spawn *sp)
 	if (first == 0) {
 		close(report[0]);
 		close(go[1]);
+		/* The pump is a grandchild, so a caller that lives on (the
+		 * agent tool server) leaves no zombie behind per job. */
+		pid_t pump = fork();
+		if (pump != 0)
+			_exit(pump < 0 ? 1 : 0);
 		session_child(sp, env, report[1], go[0], log_fd);
 	}
 	int fork_errno = errno;
@@ -664,8 +673,8 @@ pw_err *pw_jobs_detach(const pw_job_spawn *sp)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("starting a background job"));
 	close(report[0]);
 	close(go[1]); /* without the go byte the job exits before running */
-	if (first > 0)
-		waitpid(first, NULL, WNOHANG);
+	while (first > 0 && waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		; /* it exits as soon as it has forked the pump */
 	return e;
 }
 

@@ -31,6 +31,7 @@ typedef struct pw_job_start {
 	const char *workspace;
 	const char *log_dir;  /* the log is <log_dir>/<id>.log */
 	double budget_s;      /* the time budget the job runs under */
+	const pw_actor *actor; /* who asked (user, uid); NULL: this process's user */
 } pw_job_start;
 
 typedef struct pw_job_rec {

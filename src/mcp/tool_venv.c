@@ -8,11 +8,8 @@
 
 #include "xalloc.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char *str_arg(const json_t *args, const char *key)
 {
@@ -117,149 +114,8 @@ static void pip_line(void *ud, pw_stream s, const char *line, size_t len)
 	free(text);
 }
 
-/* ---- background: the same command as `pyward venv install --background`,
- * started as that command (the job machinery re-executes pyward, so a job
- * outlives this server and its client), answered at once with the job. */
-
-typedef struct argvec {
-	char **v;
-	size_t n;
-} argvec;
-
-static void push(argvec *a, const char *s)
-{
-	a->v = xrealloc(a->v, (a->n + 2) * sizeof *a->v);
-	a->v[a->n++] = xstrdup(s);
-	a->v[a->n] = NULL;
-}
-
-static void push_strings(argvec *a, const json_t *args, const char *key, const char *opt)
-{
-	size_t i;
-	json_t *one;
-	json_array_foreach(json_object_get(args, key), i, one) {
-		if (opt)
-			push(a, opt);
-		push(a, json_string_value(one));
-	}
-}
-
-static argvec background_argv(const pw_ops_ctx *ctx, const json_t *args, bool install)
-{
-	argvec a = { 0 };
-	push(&a, "pyward");
-	push(&a, "--box-root");
-	push(&a, ctx->box_root);
-	push(&a, "-C");
-	push(&a, ctx->workspace);
-	push(&a, "--mode");
-	push(&a, pw_mode_name(ctx->mode));
-	for (size_t i = 0; i < ctx->root_count; i++) {
-		push(&a, "--root");
-		push(&a, ctx->roots[i]);
-	}
-	if (ctx->timeout > 0) {
-		char t[32];
-		snprintf(t, sizeof t, "%g", ctx->timeout);
-		push(&a, "--timeout");
-		push(&a, t);
-	}
-	push(&a, "--json");
-	push(&a, "venv");
-	push(&a, install ? "install" : "uninstall");
-	push(&a, "--background");
-	static const char *const valued[] = { "venv", "index", "proxy" };
-	for (size_t i = 0; i < 3; i++) {
-		const char *v = str_arg(args, valued[i]);
-		if (v) {
-			char *opt = xasprintf("--%s", valued[i]);
-			push(&a, opt);
-			push(&a, v);
-			free(opt);
-		}
-	}
-	if (json_is_true(json_object_get(args, "upgrade")))
-		push(&a, "--upgrade");
-	push_strings(&a, args, "requirements", "-r");
-	push_strings(&a, args, "editable", "-e");
-	push(&a, "--");
-	push_strings(&a, args, "packages", NULL);
-	return a;
-}
-
-static void argvec_free(argvec *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-}
-
-/* Run pyward with argv, its stdout read whole (it answers at once); the
- * JSON it printed, or NULL. */
-static json_t *run_pyward(char **argv, int *status)
-{
-	int p[2];
-	if (pipe(p) != 0)
-		return NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
-	size_t len = 0, cap = 8192;
-	char *buf = xmalloc(cap);
-	ssize_t n;
-	while ((n = read(p[0], buf + len, cap - len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-		if (cap - len < 2 && cap < 1024 * 1024)
-			buf = xrealloc(buf, cap *= 2);
-		else if (cap - len < 2)
-			break;
-	}
-	close(p[0]);
-	*status = -1;
-	while (pid > 0 && waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	json_t *j = json_loadb(buf, len, 0, NULL);
-	free(buf);
-	return j;
-}
-
-static void start_background(pw_mcp_call *call, const json_t *args, bool install, pw_mcp_tool_result *out)
-{
-	pw_ops_ctx ctx;
-	pw_mcp_call_ctx(call, install ? "pyenv_install" : "pyenv_uninstall", args, NULL, &ctx);
-	json_t *ms = json_object_get(args, "timeout_ms");
-	if (ms)
-		ctx.timeout = (double)json_integer_value(ms) / 1000.0;
-	argvec a = background_argv(&ctx, args, install);
-	int status = -1;
-	json_t *j = run_pyward(a.v, &status);
-	argvec_free(&a);
-	if (!json_is_object(j)) {
-		json_decref(j);
-		pw_mcp_tool_fail(out, pw_err_new(PW_ERR_FAILED, NULL, "the background job could not be started (status %d)",
-						 status));
-		return;
-	}
-	out->structured = j;
-	out->is_error = !(WIFEXITED(status) && WEXITSTATUS(status) == 0) || json_object_get(j, "error");
-}
-
 static void run_pip(pw_mcp_call *call, const json_t *args, bool install, pw_mcp_tool_result *out)
 {
-	if (json_is_true(json_object_get(args, "background"))) {
-		start_background(call, args, install, out);
-		return;
-	}
 	const char *name = install ? "pyenv_install" : "pyenv_uninstall";
 	pw_ops_ctx ctx;
 	pw_mcp_call_ctx(call, name, args, NULL, &ctx);
@@ -278,6 +134,20 @@ static void run_pip(pw_mcp_call *call, const json_t *args, bool install, pw_mcp_
 		.upgrade = json_is_true(json_object_get(args, "upgrade")),
 		.lock_note = "pyward mcp", .on_line = pip_line, .line_ud = call,
 	};
+	if (json_is_true(json_object_get(args, "background"))) {
+		/* a job id at once: a detached pyward runs it, recorded as this call */
+		pw_job_rec job = { 0 };
+		pw_err *e = pw_op_venv_pip_start(&ctx, &rq, &job);
+		if (e)
+			pw_mcp_tool_fail(out, e);
+		else
+			out->structured = pw_op_job_started_json(&job);
+		pw_job_rec_clear(&job);
+		free(packages);
+		free(reqs);
+		free(edit);
+		return;
+	}
 	pw_events ev = pw_mcp_call_events(call);
 	pw_op_io io = { .events = &ev, .cancel = pw_mcp_call_cancel(call) };
 	pw_op_venv_pip_result r = { 0 };

@@ -157,11 +157,12 @@ pw_err *pw_ops_catalog_ro(const pw_ops_ctx *ctx, pw_catalog **cat)
 }
 
 /* The CLI's and TUI's records keep the command line as it was typed; an
- * agent or HTTP client is named beside its request, so History says who. */
-static char *recorded_args(const pw_ops_who *w)
+ * agent or HTTP client is named beside its request, so History says who.
+ * A background job records what its starter's would have (jobs.args). */
+char *pw_ops_who_text(const pw_ops_who *w)
 {
 	const char *fe = w->front_end ? w->front_end : "cli";
-	bool plain = strcmp(fe, "cli") == 0 || strcmp(fe, "tui") == 0;
+	bool plain = strcmp(fe, "cli") == 0 || strcmp(fe, "tui") == 0 || strcmp(fe, "job") == 0;
 	if (plain && !w->client)
 		return w->args ? xstrdup(w->args) : NULL;
 	if (w->client)
@@ -171,7 +172,7 @@ static char *recorded_args(const pw_ops_who *w)
 
 pw_err *pw_ops_op_begin(const pw_ops_ctx *ctx, pw_catalog *cat, const char *kind, const char *target, int64_t *id)
 {
-	char *args = recorded_args(&ctx->who);
+	char *args = pw_ops_who_text(&ctx->who);
 	pw_op_start s = { .kind = kind, .target = target, .args = args, .job_id = ctx->who.job_id,
 			  .actor = ctx->who.actor };
 	pw_err *e = pw_catalog_op_begin(cat, &s, id);

@@ -38,7 +38,8 @@ typedef enum pw_mode { PW_MODE_READ_ONLY, PW_MODE_WORKSPACE_WRITE, PW_MODE_FULL_
 
 /* Who called: recorded with every catalog operation. */
 typedef struct pw_ops_who {
-	const char *front_end; /* "cli", "tui", "mcp", "api"; NULL reads as "cli" */
+	const char *front_end; /* "cli", "tui", "mcp", "api"; NULL reads as "cli"; "job":
+				* a background job, args = its starter's recorded request */
 	const char *client;    /* optional: the agent or HTTP client's own description */
 	const char *args;      /* the request as text (the command line for the CLI) */
 	int64_t job_id;        /* the background job running it (jobs.h); 0: none */
@@ -85,6 +86,9 @@ double pw_ops_budget(const pw_ops_ctx *ctx, double dflt);
  * writing (creating it). One connection per call: close it on the same thread. */
 pw_err *pw_ops_catalog_ro(const pw_ops_ctx *ctx, pw_catalog **cat);
 pw_err *pw_ops_catalog_rw(const pw_ops_ctx *ctx, pw_catalog **cat);
+/* The caller as an operation records it: the request, and the front end
+ * and client when they are not a person at a terminal. */
+char *pw_ops_who_text(const pw_ops_who *w);
 /* Record the start of an operation with the caller (who) as its args. */
 pw_err *pw_ops_op_begin(const pw_ops_ctx *ctx, pw_catalog *cat, const char *kind, const char *target, int64_t *id);
 /* Record its end: the outcome follows from e (NULL = ok). No-op without cat or id. */

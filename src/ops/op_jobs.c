@@ -5,8 +5,20 @@
 
 #include "ops/json.h"
 
+#include "i18n.h"
+#include "paths.h"
+#include "venv.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define LOG_HEAD_CAP (1024 * 1024)
+#define LOG_TAIL_CAP (256 * 1024)
 
 json_t *pw_json_job(const pw_job_rec *r)
 {
@@ -41,6 +53,169 @@ json_t *pw_json_job_operation(const pw_op_rec *op, const pw_attempt_list *att)
 			 pw_json_str(op->target), "outcome", op->outcome, "stop_reason", pw_json_str(op->stop_reason),
 			 "attempts", a);
 }
+
+/* ---------------------------------------------------------------- start */
+
+typedef struct detach_ctx {
+	pw_catalog *cat;
+	int64_t id;
+} detach_ctx;
+
+static pw_err *job_started(void *ud, pid_t pid, int64_t proc_start)
+{
+	detach_ctx *d = ud;
+	return pw_jobs_attach(d->cat, d->id, pid, proc_start);
+}
+
+/* pyward's own options, resolved, then the command. */
+static char **child_argv(const pw_ops_ctx *ctx, const char *exe, const pw_op_job_start_request *rq)
+{
+	char **out = xcalloc(rq->command_count + 2 * ctx->root_count + 12, sizeof *out);
+	size_t k = 0;
+	out[k++] = xstrdup(exe);
+	out[k++] = xstrdup("--box-root");
+	out[k++] = xstrdup(ctx->box_root);
+	out[k++] = xstrdup("-C");
+	out[k++] = xstrdup(ctx->workspace);
+	out[k++] = xstrdup("--mode");
+	out[k++] = xstrdup(pw_mode_name(ctx->mode));
+	for (size_t i = 0; i < ctx->root_count; i++) {
+		out[k++] = xstrdup("--root");
+		out[k++] = xstrdup(ctx->roots[i]);
+	}
+	if (ctx->timeout > 0) {
+		out[k++] = xstrdup("--timeout");
+		out[k++] = xasprintf("%.3f", ctx->timeout);
+	}
+	for (size_t i = 0; i < rq->command_count; i++)
+		out[k++] = xstrdup(rq->command[i]);
+	return out;
+}
+
+static void free_argv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static pw_err *log_dir(const pw_ops_ctx *ctx, char **out)
+{
+	char *cache = NULL, *tmp = NULL;
+	pw_err *e = pw_venv_workspace_state(ctx->workspace, &cache, &tmp); /* .pyward/ and its .gitignore */
+	free(cache);
+	free(tmp);
+	*out = xasprintf("%s/.pyward/jobs", ctx->workspace);
+	if (!e)
+		e = pw_paths_mkdirs(*out, 0700);
+	return e;
+}
+
+static pw_err *spawn(const pw_ops_ctx *ctx, detach_ctx *d, const char *log, const pw_op_job_start_request *rq)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return pw_err_errno(PW_ERR_FAILED, errno, _("run the command without --background"),
+				    _("cannot find pyward's own program to start it in the background"));
+	exe[n] = '\0';
+	char **args = child_argv(ctx, exe, rq);
+	char *env = xasprintf("%s=%lld", PW_JOB_ENV, (long long)d->id);
+	const char *env_add[] = { env, NULL };
+	pw_job_spawn sp = { .exe = exe, .argv = args, .env_add = env_add, .log_path = log,
+			    .head_cap = LOG_HEAD_CAP, .tail_cap = LOG_TAIL_CAP, .started = job_started, .ud = d };
+	pw_err *e = pw_jobs_detach(&sp);
+	free(env);
+	free_argv(args);
+	return e;
+}
+
+pw_err *pw_op_job_start(const pw_ops_ctx *ctx, const pw_op_job_start_request *rq, pw_job_rec *job)
+{
+	memset(job, 0, sizeof *job);
+	detach_ctx d = { 0 };
+	char *dir = NULL;
+	pw_err *e = pw_ops_require_write(ctx, _("starting a background job"));
+	if (!e)
+		e = log_dir(ctx, &dir);
+	if (!e)
+		e = pw_ops_catalog_rw(ctx, &d.cat);
+	/* the job's record says who asked, as its operations will */
+	char *args = pw_ops_who_text(&ctx->who);
+	pw_job_start s = { .kind = rq->kind, .target = rq->target, .args = args, .workspace = ctx->workspace,
+			   .log_dir = dir, .budget_s = rq->budget_s, .actor = ctx->who.actor };
+	if (!e)
+		e = pw_jobs_begin(d.cat, &s, &d.id);
+	if (!e)
+		e = pw_jobs_get(d.cat, d.id, job);
+	if (!e)
+		e = spawn(ctx, &d, job->log_path, rq);
+	if (e && d.id)
+		pw_err_free(pw_jobs_close_dead(d.cat, d.id, PW_OUTCOME_FAILED, 1, pw_err_message(e)));
+	pw_job_rec_clear(job);
+	if (!e)
+		e = pw_jobs_get(d.cat, d.id, job); /* with its process */
+	pw_catalog_close(&d.cat);
+	free(args);
+	free(dir);
+	return e;
+}
+
+json_t *pw_op_job_started_json(const pw_job_rec *job)
+{
+	return json_pack("{s:i,s:I,s:o}", "schema", 1, "job_id", (json_int_t)job->id, "job", pw_json_job(job));
+}
+
+/* ---------------------------------------------------------------- in the job */
+
+bool pw_op_job_running_here(void)
+{
+	const char *v = getenv(PW_JOB_ENV);
+	return v && *v;
+}
+
+pw_err *pw_op_job_enter(pw_ops_ctx *ctx, pw_op_job_here *here)
+{
+	memset(here, 0, sizeof *here);
+	const char *text = getenv(PW_JOB_ENV);
+	char *end = NULL;
+	errno = 0;
+	long long id = text ? strtoll(text, &end, 10) : 0;
+	if (!text || !*text || *end || errno || id <= 0)
+		return pw_err_new(PW_ERR_USAGE, _("$PYWARD_JOB is set by 'pyward ... --background'; unset it"),
+				  _("'%s' is not a job id"), text ? text : "");
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_rw(ctx, &cat);
+	if (!e)
+		e = pw_jobs_claim(cat, id);
+	if (!e)
+		e = pw_jobs_get(cat, id, &here->job);
+	pw_catalog_close(&cat);
+	if (e)
+		return e;
+	/* Who started it, as the record says (claimed: it names this very
+	 * process); the host and pid are this process's. */
+	pw_catalog_actor_current(&here->actor);
+	snprintf(here->actor.user, sizeof here->actor.user, "%s", here->job.user);
+	here->actor.uid = (uid_t)here->job.uid;
+	ctx->who = (pw_ops_who){ .front_end = "job", .args = here->job.args, .job_id = id, .actor = &here->actor };
+	return NULL;
+}
+
+pw_err *pw_op_job_leave(const pw_ops_ctx *ctx, pw_op_job_here *here, int rc, pw_job_rec *out)
+{
+	memset(out, 0, sizeof *out);
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_rw(ctx, &cat);
+	if (!e)
+		e = pw_jobs_finish(cat, here->job.id, rc);
+	if (!e)
+		e = pw_jobs_get(cat, here->job.id, out);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+/* ---------------------------------------------------------------- show */
 
 static pw_err *operations(pw_catalog *cat, int64_t job, json_t *out)
 {

@@ -4,6 +4,7 @@
 #include "ops/op_venv.h"
 
 #include "ops/json.h"
+#include "ops/op_jobs.h"
 #include "ops/pipsetup.h"
 
 #include "clock.h"
@@ -190,6 +191,61 @@ pw_err *pw_op_venv_pip_check(const pw_ops_ctx *ctx, const pw_op_venv_pip_request
 	if (!e && !*venv)
 		*venv = xasprintf("%s/.venv", ctx->workspace); /* the job creates it */
 	pw_spec_list_clear(&specs);
+	return e;
+}
+
+/* The command the detached pyward runs: `venv install|uninstall
+ * --background` with the request's options (the job path of cmd_venv.c). */
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+static const char **job_command(const pw_op_venv_pip_request *rq, size_t *n)
+{
+	const char **v = NULL;
+	*n = 0;
+	push(&v, n, "venv");
+	push(&v, n, rq->install ? "install" : "uninstall");
+	push(&v, n, "--background");
+	const char *const valued[][2] = { { "--venv", rq->venv }, { "--index", rq->index }, { "--proxy", rq->proxy } };
+	for (size_t i = 0; i < 3; i++)
+		if (valued[i][1]) {
+			push(&v, n, valued[i][0]);
+			push(&v, n, valued[i][1]);
+		}
+	if (rq->upgrade)
+		push(&v, n, "--upgrade");
+	for (size_t i = 0; i < rq->req_count; i++) {
+		push(&v, n, "-r");
+		push(&v, n, rq->requirements[i]);
+	}
+	for (size_t i = 0; i < rq->editable_count; i++) {
+		push(&v, n, "-e");
+		push(&v, n, rq->editables[i]);
+	}
+	push(&v, n, "--");
+	for (size_t i = 0; i < rq->spec_count; i++)
+		push(&v, n, rq->specs[i]);
+	return v;
+}
+
+pw_err *pw_op_venv_pip_start(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, pw_job_rec *job)
+{
+	memset(job, 0, sizeof *job);
+	char *venv = NULL;
+	pw_err *e = pw_op_venv_pip_check(ctx, rq, &venv);
+	if (!e) {
+		size_t n = 0;
+		const char **command = job_command(rq, &n);
+		pw_op_job_start_request jr = { .kind = rq->install ? "venv.install" : "venv.uninstall", .target = venv,
+					       .budget_s = pw_ops_budget(ctx, DEFAULT_BUDGET_S), .command = command,
+					       .command_count = n };
+		e = pw_op_job_start(ctx, &jr, job);
+		free(command);
+	}
+	free(venv);
 	return e;
 }
 

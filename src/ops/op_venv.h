@@ -13,6 +13,7 @@
 #include "ops/op.h"
 #include "ops/venvops.h"
 
+#include "jobs.h"
 #include "pip.h"
 #include "runner.h"
 #include "venv.h"
@@ -72,6 +73,9 @@ typedef struct pw_op_venv_pip_result {
 pw_err *pw_op_venv_pip_check(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, char **venv);
 pw_err *pw_op_venv_pip(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, const pw_op_io *io,
 		       pw_op_venv_pip_result *r);
+/* The same run as a background job (op_jobs.h): checked now, then run by
+ * a detached pyward that records it as the caller's (ctx->who). */
+pw_err *pw_op_venv_pip_start(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, pw_job_rec *job);
 /* The run's JSON, meaningful once r->operation is set; e: how it ended. */
 json_t *pw_op_venv_pip_json(const pw_op_venv_pip_result *r, const pw_err *e);
 void pw_op_venv_pip_clear(pw_op_venv_pip_result *r);

@@ -47,7 +47,7 @@ start_job() {
 	JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
 	JOB_PIDS="$JOB_PIDS $JPID"
 }
-plan 59
+plan 63
 
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
@@ -105,6 +105,15 @@ is "$RC" 0 "jobs wait returns the job's exit status (0)"
 like "$OUT" "job $B: ok \\(exit status 0\\)" "jobs wait says how it ended"
 is "$(state "$B")" "ok" "the second job is listed ok"
 is "$("$WS/.venv/bin/python" -c 'import pwtest_alpha; print(pwtest_alpha.VERSION)' 2>&1)" "1.1" "the package is importable afterwards"
+P jobs show "$B" --json
+BOP=$(J 'd["job"]["operations"][0]["id"]')
+BCMD=$(J 'd["job"]["command"]')
+P --json history --kind venv.install
+is "$(J "[o['command'] for o in d['operations'] if o['id'] == $BOP][0]")" "$BCMD" \
+	"the job's operation records the command as it was given (the job's), not the detached copy's"
+like "$BCMD" "venv install --background --index $INDEX_ok_URL pwtest-alpha\$" "which is the command typed"
+unlike "$BCMD" "--mode" "without the options the detached copy is started with"
+is "$(J "[o['user'] for o in d['operations'] if o['id'] == $BOP][0]")" "$(id -un)" "the operation names the user who started the job"
 P jobs log "$B"
 like "$OUT" "Successfully installed pwtest-alpha" "the log holds pip's output"
 like "$OUT" "job $B finished: ok, exit status 0" "the log ends with the job's end"

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, execFile } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -266,6 +267,16 @@ async function venvSession() {
     && o.attempts.length >= 1), 'job_status: the job finished ok, with its operation and attempts', js);
   r = await call('python', { code: 'import pwtest_beta; 1', venv: 'env2' });
   ok(!r.isError, 'the background install really installed the package', r);
+  // the job and its operation are recorded as this call, by the agent, as a foreground call would be
+  const jobOp = structured(js).job?.operations?.[0]?.id;
+  const bh = await pywardCli(['--json', 'history', '--kind', 'venv.install', '--limit', '100']);
+  let bop;
+  try { bop = JSON.parse(bh.stdout).operations.find((o) => o.id === jobOp); } catch { /* reported below */ }
+  const asCall = /^pyenv_install \{.*"background":true.*"packages":\["pwtest-beta"\].*\} \(mcp: venv-agent 9\.8\.7\)$/;
+  ok(asCall.test(bop?.command || '') && bop.user === userInfo().username,
+    'the background install\'s operation names the tool call and the agent (client name and version), by the server\'s user', bop);
+  ok(asCall.test(structured(js).job?.command || '') && structured(js).job.user === userInfo().username,
+    'the job itself records the same request and user', structured(js).job);
   r = await call('job_status', { job_id: 999999 });
   ok(r.isError && structured(r).error, 'job_status of an unknown job is a tool error', r);
   r = await call('pyenv_uninstall', { packages: ['pwtest-alpha'], venv: 'env2' });
