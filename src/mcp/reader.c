@@ -61,6 +61,22 @@ static void make_room(pw_mcp_reader *r)
 	r->buf = xrealloc(r->buf, r->cap);
 }
 
+/* One read: 1 bytes came, 0 end of input, -1 error. */
+static int read_once(pw_mcp_reader *r)
+{
+	make_room(r);
+	ssize_t got;
+	do
+		got = read(r->fd, r->buf + r->end, CHUNK);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		return 0;
+	r->end += (size_t)got;
+	return 1;
+}
+
 /* 1 bytes came, 0 end of input, -1 error, 2 woken. */
 static int fill(pw_mcp_reader *r)
 {
@@ -76,17 +92,7 @@ static int fill(pw_mcp_reader *r)
 		if (p[0].revents)
 			break;
 	}
-	make_room(r);
-	ssize_t got;
-	do
-		got = read(r->fd, r->buf + r->end, CHUNK);
-	while (got < 0 && errno == EINTR);
-	if (got < 0)
-		return -1;
-	if (got == 0)
-		return 0;
-	r->end += (size_t)got;
-	return 1;
+	return read_once(r);
 }
 
 static const char *take_line(pw_mcp_reader *r, size_t nl, size_t *len)
@@ -116,7 +122,9 @@ static bool skip_buffered(pw_mcp_reader *r)
 	return true;
 }
 
-pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_t *len)
+/* may_read NULL: wait for fd (poll) as often as a line needs; else read
+ * it once, only when *may_read, and then say PW_MCP_READ_AGAIN. */
+static pw_mcp_read_status next(pw_mcp_reader *r, bool *may_read, const char **line, size_t *len)
 {
 	for (;;) {
 		if (r->skipping) {
@@ -154,7 +162,11 @@ pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_
 			*line = take_line(r, r->end, len); /* the unterminated last line */
 			return PW_MCP_READ_LINE;
 		}
-		int f = fill(r);
+		if (may_read && !*may_read)
+			return PW_MCP_READ_AGAIN;
+		if (may_read)
+			*may_read = false;
+		int f = may_read ? read_once(r) : fill(r);
 		if (f == 2)
 			return PW_MCP_READ_WAKE;
 		if (f < 0)
@@ -162,4 +174,19 @@ pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_
 		if (f == 0)
 			r->eof = true;
 	}
+}
+
+pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_t *len)
+{
+	return next(r, NULL, line, len);
+}
+
+pw_mcp_read_status pw_mcp_reader_next_ready(pw_mcp_reader *r, bool *may_read, const char **line, size_t *len)
+{
+	return next(r, may_read, line, len);
+}
+
+bool pw_mcp_reader_holds_bytes(const pw_mcp_reader *r)
+{
+	return r->end > r->start;
 }

@@ -6,6 +6,7 @@
 #ifndef PW_MCP_READER_H
 #define PW_MCP_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct pw_mcp_reader pw_mcp_reader;
@@ -16,6 +17,7 @@ typedef enum pw_mcp_read_status {
 	PW_MCP_READ_WAKE,     /* the wake fd became readable (a signal, shutdown) */
 	PW_MCP_READ_EOF,
 	PW_MCP_READ_ERROR,
+	PW_MCP_READ_AGAIN,    /* pw_mcp_reader_next_ready: a line needs another read */
 } pw_mcp_read_status;
 
 /* Reads fd; wake_fd (-1: none) is polled beside it. max_line counts the
@@ -27,5 +29,13 @@ void pw_mcp_reader_free(pw_mcp_reader **r);
  * valid until the next call. At end of input an unterminated last line is
  * still returned. */
 pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_t *len);
+
+/* The same for a caller that waits for fd itself (epoll): fd is read at
+ * most once, and only when *may_read (fd was reported readable; cleared
+ * when used); PW_MCP_READ_AGAIN when no complete line is left without
+ * another read. The wake fd is not looked at. */
+pw_mcp_read_status pw_mcp_reader_next_ready(pw_mcp_reader *r, bool *may_read, const char **line, size_t *len);
+/* True while bytes that were read wait in the buffer (part of a line, or lines). */
+bool pw_mcp_reader_holds_bytes(const pw_mcp_reader *r);
 
 #endif

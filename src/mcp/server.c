@@ -1,9 +1,9 @@
 /*
  * pyward mcp: the stdio loop and the dispatch of JSON-RPC messages. The
  * reading thread answers the quick methods itself (initialize,
- * server/discover, ping, tools/list) and hands every tools/call to a
- * thread of its own (calls.h), so cancellations and answers to our own
- * requests are read while tools run.
+ * server/discover, ping, tools/list) and runs a tools/call itself once
+ * stdin is armed for another thread (the loop below), so cancellations
+ * and answers to our own requests are read while tools run.
  */
 #include "config.h"
 
@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 typedef struct server {
@@ -454,55 +456,46 @@ static void drain(server *s, bool stop)
 	}
 }
 
-/* Leaders and followers: the thread that reads a tools/call runs it
- * itself, after handing the reading on to an idle thread (started when
- * none waits). A call's answer then needs no hand-over between threads,
- * which on a busy machine costs more than the rest of the trip. */
+/* Leaders and followers, without a hand-over. The threads that wait for
+ * input all wait in one epoll set where stdin is armed one-shot, so
+ * exactly one of them wakes for a message. It reads, arms stdin again
+ * and, when the message is a tools/call, runs it itself: the answer needs
+ * no hand-over between threads, and the others sleep on (waking one to
+ * take over the reading cost 15-20 us a call, more on a busy machine).
+ * Bytes left in the buffer behind a call go to the next thread through
+ * the kick, an always-readable eventfd armed one-shot instead of stdin
+ * (and stdin again once no complete line is left), so that one thread at
+ * a time holds the reader. A thread is started only when a call begins
+ * and none waits. */
+enum { EV_INPUT, EV_KICK, EV_WAKE, EV_STOP };
+
 typedef struct loop {
 	server *s;
 	pw_mcp_reader *rd;
+	pthread_mutex_t reading;  /* held while the reader is used (never contended: the token is the event) */
+	int ep;                   /* epoll set: stdin, the kick, the wake pipe, the stop */
+	int in_fd, kick_fd, stop_fd;
 	pthread_mutex_t lock;
-	pthread_cond_t turn;
-	bool reading;             /* a thread holds the reader */
-	int idle;                 /* threads waiting for it */
+	int waiting;              /* threads in (or on their way to) epoll_wait */
 	bool done;
 	pw_mcp_read_status end;   /* why reading stopped */
 } loop;
 
-static void *follower_main(void *arg);
-
-/* Give the reader up; start a thread to take it when none waits. */
-static void hand_on(loop *l)
+static bool watch(loop *l, int op, int fd, uint32_t events, uint32_t tag)
 {
-	pthread_mutex_lock(&l->lock);
-	l->reading = false;
-	if (l->idle == 0 && !l->done) {
-		pthread_attr_t attr;
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_t t;
-		if (pthread_create(&t, &attr, follower_main, l) != 0)
-			pw_mcp_log("no thread to read on: the next message waits for this call");
-		pthread_attr_destroy(&attr);
-	}
-	pthread_cond_signal(&l->turn);
-	pthread_mutex_unlock(&l->lock);
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+	return epoll_ctl(l->ep, op, fd, &ev) == 0;
 }
 
-/* Wait for the reader; false once reading has stopped. */
-static bool take_reader(loop *l)
+/* Give the reader up: arm the kick when a call leaves bytes in the
+ * buffer (maybe lines), else stdin (also for a line that needs more). */
+static void pass_reader(loop *l, bool after_call)
 {
-	pthread_mutex_lock(&l->lock);
-	while (l->reading && !l->done) {
-		l->idle++;
-		pthread_cond_wait(&l->turn, &l->lock);
-		l->idle--;
-	}
-	bool mine = !l->done;
-	if (mine)
-		l->reading = true;
-	pthread_mutex_unlock(&l->lock);
-	return mine;
+	bool kick = after_call && pw_mcp_reader_holds_bytes(l->rd);
+	pthread_mutex_unlock(&l->reading);
+	if (!(kick ? watch(l, EPOLL_CTL_MOD, l->kick_fd, EPOLLIN | EPOLLONESHOT, EV_KICK)
+		   : watch(l, EPOLL_CTL_MOD, l->in_fd, EPOLLIN | EPOLLONESHOT, EV_INPUT)))
+		pw_mcp_log("epoll_ctl: %s", strerror(errno)); /* not seen: the fds stay in the set */
 }
 
 static void stop_reading(loop *l, pw_mcp_read_status st)
@@ -513,40 +506,183 @@ static void stop_reading(loop *l, pw_mcp_read_status st)
 	pthread_mutex_lock(&l->lock);
 	l->done = true;
 	l->end = st;
-	l->reading = false;
-	pthread_cond_broadcast(&l->turn);
 	pthread_mutex_unlock(&l->lock);
+	uint64_t one = 1; /* never read: every waiting thread wakes and sees done */
+	if (write(l->stop_fd, &one, sizeof one) < 0)
+		pw_mcp_log("cannot wake the waiting threads: %s", strerror(errno));
 }
 
-static void lead(loop *l)
+static void *follower_main(void *arg);
+
+/* A call begins: a thread must wait for what comes next. */
+static void keep_one_waiting(loop *l)
 {
-	while (take_reader(l)) {
+	pthread_mutex_lock(&l->lock);
+	bool start = l->waiting == 0 && !l->done;
+	if (start)
+		l->waiting++; /* counted for it, so that a second call does not start another */
+	pthread_mutex_unlock(&l->lock);
+	if (!start)
+		return;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t t;
+	if (pthread_create(&t, &attr, follower_main, l) != 0) {
+		pw_mcp_log("no thread to read on: the next message waits for this call");
+		pthread_mutex_lock(&l->lock);
+		l->waiting--;
+		pthread_mutex_unlock(&l->lock);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* Wait for an event; false once reading has stopped. */
+static bool wait_event(loop *l, bool counted, uint32_t *tag)
+{
+	pthread_mutex_lock(&l->lock);
+	if (!counted)
+		l->waiting++;
+	pthread_mutex_unlock(&l->lock);
+	struct epoll_event ev;
+	int n;
+	while ((n = epoll_wait(l->ep, &ev, 1, -1)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&l->lock);
+	l->waiting--;
+	bool done = l->done;
+	pthread_mutex_unlock(&l->lock);
+	if (done)
+		return false;
+	if (n < 0) {
+		pw_mcp_log("epoll_wait: %s", strerror(errno));
+		stop_reading(l, PW_MCP_READ_ERROR);
+		return false;
+	}
+	*tag = ev.data.u32;
+	return true;
+}
+
+static void lead(loop *l, bool counted)
+{
+	uint32_t tag;
+	while (wait_event(l, counted, &tag)) {
+		counted = false;
+		if (tag == EV_WAKE) {
+			stop_reading(l, PW_MCP_READ_WAKE);
+			return;
+		}
+		if (tag == EV_STOP)
+			continue; /* done is set: the next wait says so */
+		pthread_mutex_lock(&l->reading);
+		bool may_read = tag == EV_INPUT;
 		const char *line = NULL;
 		size_t len = 0;
 		tool_job *job = NULL;
 		pw_mcp_read_status st;
-		while (!job && ((st = pw_mcp_reader_next(l->rd, &line, &len)) == PW_MCP_READ_LINE ||
+		while (!job && ((st = pw_mcp_reader_next_ready(l->rd, &may_read, &line, &len)) == PW_MCP_READ_LINE ||
 				st == PW_MCP_READ_TOO_LONG)) {
 			if (st == PW_MCP_READ_LINE)
 				on_line(l->s, line, len, &job);
 			else
 				on_too_long(l->s, len);
 		}
-		if (!job) {
+		if (!job && st != PW_MCP_READ_AGAIN) {
+			pthread_mutex_unlock(&l->reading);
 			if (st == PW_MCP_READ_ERROR)
 				pw_mcp_log("reading stdin: %s", strerror(errno));
 			stop_reading(l, st);
 			return;
 		}
-		hand_on(l);
-		run_tool(job->call, job);
+		if (job)
+			keep_one_waiting(l);
+		pass_reader(l, job != NULL);
+		if (job)
+			run_tool(job->call, job);
 	}
 }
 
 static void *follower_main(void *arg)
 {
-	lead(arg);
+	lead(arg, true);
 	return NULL;
+}
+
+/* What epoll cannot watch (stdin from a regular file or /dev/null) is
+ * copied into a pipe by a thread of its own, which can. */
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static void *pump_main(void *arg)
+{
+	int *fds = arg;
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fds[0], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			pw_mcp_log("reading stdin: %s", strerror(errno));
+		if (n <= 0 || !write_all(fds[1], buf, (size_t)n)) /* a failed write: the server stopped */
+			break;
+	}
+	close(fds[1]);
+	free(fds);
+	return NULL;
+}
+
+static int pumped(int fd)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return -1;
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	int *fds = xmalloc(2 * sizeof *fds);
+	fds[0] = fd;
+	fds[1] = p[1];
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t t;
+	int rc = pthread_create(&t, &attr, pump_main, fds);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		close(p[0]);
+		close(p[1]);
+		free(fds);
+		return -1;
+	}
+	return p[0];
+}
+
+static bool open_loop(loop *l)
+{
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	l->kick_fd = eventfd(1, EFD_CLOEXEC); /* always readable */
+	l->stop_fd = eventfd(0, EFD_CLOEXEC);
+	l->in_fd = STDIN_FILENO;
+	if (l->ep < 0 || l->kick_fd < 0 || l->stop_fd < 0)
+		return false;
+	if (!watch(l, EPOLL_CTL_ADD, l->in_fd, EPOLLIN | EPOLLONESHOT, EV_INPUT)) {
+		if (errno != EPERM || (l->in_fd = pumped(STDIN_FILENO)) < 0 ||
+		    !watch(l, EPOLL_CTL_ADD, l->in_fd, EPOLLIN | EPOLLONESHOT, EV_INPUT))
+			return false;
+	}
+	return watch(l, EPOLL_CTL_ADD, l->kick_fd, EPOLLONESHOT, EV_KICK) && /* disarmed until kicked */
+	       watch(l, EPOLL_CTL_ADD, l->stop_fd, EPOLLIN, EV_STOP) &&
+	       (wake_pipe[0] < 0 || watch(l, EPOLL_CTL_ADD, wake_pipe[0], EPOLLIN, EV_WAKE));
 }
 
 int pw_mcp_serve(const pw_mcp_opts *o)
@@ -561,10 +697,14 @@ int pw_mcp_serve(const pw_mcp_opts *o)
 	size_t limit = o->max_message ? o->max_message : PW_MCP_DEFAULT_MAX_MESSAGE;
 	static loop l; /* followers may look at it until the process ends */
 	l.s = &s;
-	l.rd = pw_mcp_reader_new(STDIN_FILENO, wake_pipe[0], limit);
 	pthread_mutex_init(&l.lock, NULL);
-	pthread_cond_init(&l.turn, NULL);
-	lead(&l);
+	pthread_mutex_init(&l.reading, NULL);
+	if (!open_loop(&l)) {
+		pw_mcp_log("cannot wait for input: %s", strerror(errno));
+		return 1;
+	}
+	l.rd = pw_mcp_reader_new(l.in_fd, -1, limit);
+	lead(&l, false);
 	/* reading has stopped; this thread may have been running a call meanwhile */
 	drain(&s, l.end == PW_MCP_READ_WAKE);
 	bool idle = pw_mcp_calls_wait_idle(s.calls, 0);
