@@ -7,8 +7,9 @@
 #   loop on pipes), median and p99; tools/list latency; cold start (the
 #   server's first answer, and its first python result).
 # The three take turns in rounds (each round a new server, session and
-# floor process), so the machine's load falls on all alike; the figures
-# are medians over the rounds. Goals: mcp within 1.5x of direct mode,
+# floor process), so the machine's load falls on all alike. Every round is
+# printed (with its own ratio), then the medians over the rounds and the
+# load average at start and end. Goals: mcp within 1.5x of direct mode,
 # cold start under 50 ms.
 # Usage: BUILD_DIR=_build bench/mcp.sh [N] [ROUNDS]
 set -eu
@@ -32,9 +33,9 @@ stop_host() {
 }
 trap 'stop_host; rm -rf "$w"' EXIT
 
-cc -O2 -std=c11 -I"$here/src/core" -I"$build" "$here/bench/scratch_rtt.c" -o "$w/scratch_rtt" \
+cc -O2 -std=c11 -I"$here/bench" -I"$here/src/core" -I"$build" "$here/bench/scratch_rtt.c" -o "$w/scratch_rtt" \
 	"$build/src/core/libpyward.a" $(pkg-config --cflags --libs jansson libcrypto) -lpthread
-cc -O2 -std=c11 "$here/bench/mcp_rtt.c" -o "$w/mcp_rtt"
+cc -O2 -std=c11 -I"$here/bench" "$here/bench/mcp_rtt.c" -o "$w/mcp_rtt"
 
 mkdir "$w/ws"
 "$base" -m venv --without-pip "$w/ws/.venv"
@@ -49,28 +50,42 @@ ms() { awk "BEGIN{printf \"%.1f ms\", $1/1000}"; }
 # warm the host once (its own start is the scratchpad bench's business)
 "$w/scratch_rtt" direct "$py" "$vpy" 10 >/dev/null
 per=$((n / rounds))
-mi="" mf="" ml="" mm="" mp="" dm="" dp="" fm="" fp=""
+echo "$n python calls of 1+1 in $rounds rounds of $per; interpreter $vpy"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %21s %21s %21s %9s %9s %8s %8s\n' "round" "mcp median/p99 us" "direct median/p99 us" \
+	"floor median/p99 us" "list us" "mcp/dir" "init ms" "first ms"
+mi="" mf="" ml="" mm="" mp="" dm="" dp="" fm="" fp="" rr=""
 r=0
 while [ $r -lt "$rounds" ]; do
-	set -- $("$w/mcp_rtt" "$py" "$w/ws" "$w/ws/.venv" "$per" 50)
+	out=$("$w/mcp_rtt" "$py" "$w/ws" "$w/ws/.venv" "$per" 50 2>>"$w/server.log") || { cat "$w/server.log" >&2; exit 1; }
+	set -- $out
 	mi="$mi $1" mf="$mf $2" ml="$ml $3" mm="$mm $4" mp="$mp $5"
+	r_init=$1 r_first=$2 r_list=$3 r_mm=$4 r_mp=$5
 	set -- $("$w/scratch_rtt" direct "$py" "$vpy" "$per")
 	dm="$dm $2" dp="$dp $3"
+	r_dm=$2 r_dp=$3
 	set -- $("$w/scratch_rtt" floor "$vpy" "$per")
 	fm="$fm $2" fp="$fp $3"
 	r=$((r + 1))
+	rr="$rr $(ratio "$r_mm" "$r_dm")"
+	printf '%-6s %21s %21s %21s %9s %9s %8s %8s\n' "$r" "$r_mm / $r_mp" "$r_dm / $r_dp" "$2 / $3" "$r_list" \
+		"$(ratio "$r_mm" "$r_dm")" "$(ms "$r_init" | cut -d' ' -f1)" "$(ms "$r_first" | cut -d' ' -f1)"
 done
 mcp_init=$(m "$mi") mcp_first=$(m "$mf") mcp_list=$(m "$ml") mcp_med=$(m "$mm") mcp_p99=$(m "$mp")
 di_med=$(m "$dm") di_p99=$(m "$dp") fl_med=$(m "$fm") fl_p99=$(m "$fp")
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "$n python calls of 1+1 ($rounds alternating rounds, medians over the rounds); interpreter $vpy"
+echo
+echo "medians over the $rounds rounds:"
 printf '%-40s %10s %10s\n' "" "median" "p99"
 printf '%-40s %7s us %7s us\n' "pyward mcp, python tool (C client)" "$mcp_med" "$mcp_p99"
 printf '%-40s %7s us %7s us\n' "scratchpad direct mode (C client)" "$di_med" "$di_p99"
 printf '%-40s %7s us %7s us\n' "floor (python JSON lines on pipes)" "$fl_med" "$fl_p99"
 echo "tools/list round trip: $mcp_list us (median of 50 per round)"
-echo "mcp median / direct mode median: $(ratio "$mcp_med" "$di_med")  (goal: at most 1.5)"
+met=$(awk "BEGIN{print ($mcp_med / $di_med <= 1.5) ? \"met\" : \"MISSED\"}")
+echo "mcp median / direct mode median: $(ratio "$mcp_med" "$di_med")  (goal: at most 1.5: $met; per round:$rr)"
 echo "mcp p99 / direct mode p99: $(ratio "$mcp_p99" "$di_p99")"
 echo "mcp median / floor median: $(ratio "$mcp_med" "$fl_med"); direct mode / floor: $(ratio "$di_med" "$fl_med")"
-echo "cold start, spawn to the initialize result: $(ms "$mcp_init")  (goal: under 50 ms)"
+met=$(awk "BEGIN{print ($mcp_init < 50000) ? \"met\" : \"MISSED\"}")
+echo "cold start, spawn to the initialize result: $(ms "$mcp_init")  (goal: under 50 ms: $met)"
 echo "spawn to the first python result (a new session's worker starts): $(ms "$(( mcp_init + mcp_first ))")"

@@ -9,34 +9,17 @@
  * Prints "cold_us median_us p99_us" (cold: the first cell of a fresh session
  * or process, including its start).
  */
-#define _GNU_SOURCE 1
-#include "scratch_client.h"
+#include "rtt_client.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "scratch_client.h"
 
 extern char **environ;
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return (x > y) - (x < y);
-}
-
 static void report(long long cold, long long *t, int n)
 {
-	qsort(t, (size_t)n, sizeof *t, cmp_ll);
-	printf("%lld %lld %lld\n", cold / 1000, t[n / 2] / 1000, t[(n * 99) / 100] / 1000);
+	long long med, p99;
+	rtt_summary(t, n, &med, &p99);
+	printf("%lld %lld %lld\n", cold / 1000, med, p99);
 }
 
 static int bench_pyward(const char *exe, const char *python, int n, int direct)
@@ -46,7 +29,7 @@ static int bench_pyward(const char *exe, const char *python, int n, int direct)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		return 1;
-	long long t0 = now_ns();
+	long long t0 = rtt_now_ns();
 	pw_scratch_client *c = NULL;
 	pw_err *e = pw_scratch_connect(&o, &c);
 	char session[64];
@@ -56,7 +39,7 @@ static int bench_pyward(const char *exe, const char *python, int n, int direct)
 	long long *t = calloc((size_t)n, sizeof *t);
 	long long cold = 0;
 	for (int i = -1; !e && i < n; i++) {
-		long long s = i < 0 ? t0 : now_ns();
+		long long s = i < 0 ? t0 : rtt_now_ns();
 		pw_scratch_result *r = NULL;
 		e = pw_scratch_run(c, &req, NULL, &r);
 		if (!e && (!r->value || strcmp(r->value, "2") != 0)) {
@@ -65,9 +48,9 @@ static int bench_pyward(const char *exe, const char *python, int n, int direct)
 		}
 		pw_scratch_result_free(&r);
 		if (i < 0)
-			cold = now_ns() - s;
+			cold = rtt_now_ns() - s;
 		else
-			t[i] = now_ns() - s;
+			t[i] = rtt_now_ns() - s;
 		if (i < 0 && direct) /* once per run of calls, not timed */
 			e = pw_scratch_lease(c, session);
 	}
@@ -92,36 +75,26 @@ static const char floor_loop[] =
 
 static int bench_floor(const char *python, int n)
 {
-	int to[2], from[2];
-	if (pipe(to) || pipe(from))
+	char *argv[] = { (char *)python, (char *)"-c", (char *)floor_loop, NULL };
+	int to;
+	FILE *in;
+	long long t0 = rtt_now_ns();
+	if (rtt_spawn(argv, &to, &in) < 0)
 		return 1;
-	long long t0 = now_ns();
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		execl(python, python, "-c", floor_loop, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	FILE *in = fdopen(from[0], "r");
 	long long *t = calloc((size_t)n, sizeof *t);
 	long long cold = 0;
 	char line[256];
 	static const char req[] = "{\"code\": \"1+1\"}\n";
 	for (int i = -1; i < n; i++) {
-		long long s = i < 0 ? t0 : now_ns();
-		if (write(to[1], req, sizeof req - 1) != (ssize_t)(sizeof req - 1) || !fgets(line, sizeof line, in))
+		long long s = i < 0 ? t0 : rtt_now_ns();
+		if (!rtt_send(to, req, sizeof req - 1) || !fgets(line, sizeof line, in))
 			return 1;
 		if (i < 0)
-			cold = now_ns() - s;
+			cold = rtt_now_ns() - s;
 		else
-			t[i] = now_ns() - s;
+			t[i] = rtt_now_ns() - s;
 	}
-	close(to[1]);
+	close(to);
 	fclose(in);
 	report(cold, t, n);
 	free(t);
