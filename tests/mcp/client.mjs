@@ -5,9 +5,9 @@
 // Environment (from mcp.sh): PYWARD, WS, BOX, VENV, XDG_RUNTIME_DIR, PYWARD_DATADIR.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawn, execFile } from 'node:child_process';
+import { spawn, execFile, execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, openSync, closeSync, renameSync, symlinkSync, unlinkSync, rmSync, realpathSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
@@ -142,6 +142,29 @@ async function sdkSession() {
     'python: after the host restarts the result reports the lost state', structured(r));
   r = await py('y = 5; y * 2');
   is(structured(r).value, '10', 'python: the session works again after the loss');
+
+  // an environment named by its name, then swapped for a link to one outside the workspace: the
+  // next calls are refused (with reset, which starts a worker, and without), never run from a
+  // check remembered from before the swap
+  const inside = path.join(env.WS, 'swapenv');
+  const outside = path.join(env.WS, '..', 'outside-swapenv');
+  execFileSync(realpathSync(path.join(env.VENV, 'bin', 'python')), ['-m', 'venv', '--without-pip', inside]);
+  r = await py('"in"', { venv: 'swapenv', session: 'mcp-swap' });
+  r = await py('"in again"', { venv: 'swapenv', session: 'mcp-swap' });
+  ok(structured(r).value === "'in again'", 'python: an environment named by its name runs, twice', structured(r));
+  renameSync(inside, outside);
+  symlinkSync(outside, inside);
+  r = await py('"swapped"', { venv: 'swapenv', session: 'mcp-swap', reset: true });
+  ok(r.isError && /symbolic link|outside/.test(structured(r).error?.message || ''),
+    'python: the environment swapped for a link to one outside: refused with reset', structured(r));
+  r = await py('"swapped"', { venv: 'swapenv', session: 'mcp-swap' });
+  ok(r.isError && /symbolic link|outside/.test(structured(r).error?.message || ''),
+    'python: and refused without reset', structured(r));
+  unlinkSync(inside);
+  renameSync(outside, inside);
+  r = await py('"back"', { venv: 'swapenv', session: 'mcp-swap' });
+  ok(structured(r).value === "'back'", 'python: the environment moved back runs again', structured(r));
+  rmSync(inside, { recursive: true, force: true });
   await client.close();
 }
 
@@ -503,6 +526,45 @@ async function rawSession() {
   ok(/consent was not given/.test(mops[0]?.stop_reason || '') && /cannot ask a human/.test(mops[1]?.stop_reason || '')
     && /cannot ask a human/.test(mops[1]?.command || '') && /asked of the human/.test(mops[2]?.command || ''),
     'catalog: each refusal says why (declined; the client could not ask)', mops);
+
+  // one write carrying a slow call, a ping, a second call and half a line: the ping is answered while
+  // the call runs, the calls in order; the half line waits without the server spinning on it
+  const pl = new Raw();
+  const py = (id, code) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
+    params: { name: 'python', arguments: { code, venv: env.VENV }, ...meta() } });
+  await pl.call(1, 'tools/call', JSON.parse(py(1, '0')).params);
+  pl.proc.stdin.write(`${py(2, 'import time; time.sleep(0.6); 5')}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: meta() })}\n`
+    + `${py(4, '6')}\n{"jsonrpc":"2.0","id":5,"meth`);
+  const order = [];
+  const seen = [2, 3, 4].map((id) => pl.next((x) => x.id === id).then((x) => { order.push(id); return x; }));
+  await sleep(200);
+  const ticks = () => readFileSync(`/proc/${pl.proc.pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13)
+    .reduce((a, b) => a + Number(b), 0);
+  const before = ticks();
+  await sleep(1000);
+  const spent = ticks() - before;
+  pl.proc.stdin.write(`od":"ping",${JSON.stringify({ params: meta() }).slice(1)}\n`);
+  const [r2, r3, r4] = await Promise.all(seen);
+  m = await pl.next((x) => x.id === 5);
+  ok(r3?.result && order[0] === 3 && r2?.result?.structuredContent?.value === '5' && r4?.result?.structuredContent?.value === '6'
+    && order.indexOf(2) < order.indexOf(4), 'lines read together behind a call: the ping is answered first, the calls in order', order);
+  ok(m?.result && spent < 20, `half a line waits for the rest, and the server rests meanwhile (${spent} ticks in 1 s)`, m);
+  await pl.close();
+
+  // stdin from a regular file and from /dev/null (which epoll cannot watch): read through a pipe
+  const reqFile = path.join(env.WS, '..', 'mcp-requests.jsonl');
+  writeFileSync(reqFile, `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: meta() })}\n`
+    + `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: meta() })}\n`);
+  for (const [what, file] of [['a regular file', reqFile], ['/dev/null', '/dev/null']]) {
+    const fd = openSync(file, 'r');
+    const child = spawn(PYWARD, ['--box-root', env.BOX, '-C', env.WS, 'mcp'], { env: serverEnv(), stdio: [fd, 'pipe', 'pipe'] });
+    closeSync(fd);
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(sig || c)));
+    const ids = out.split('\n').filter(Boolean).map((l) => JSON.parse(l).id).join(' ');
+    is(`${code} ${ids}`, file === '/dev/null' ? '0 ' : '0 1 2', `stdin from ${what}: every line answered, exit 0`);
+  }
 
   // 2025-11-25 legacy session: an initialize answered with the newest legacy revision
   const t = new Raw();
