@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "venv.h"
+#include "venv_base.h"
 #include "venv_fast.h"
 #include "clock.h"
 #include "digest.h"
@@ -55,14 +56,12 @@ enum {
 	CFG_LIMIT = 64 * 1024,  /* a pyvenv.cfg is a few hundred bytes */
 	PROBE_CAP = 64 * 1024,
 	RUN_CAP = 256 * 1024,
-	TAIL_LIMIT = 400,       /* bytes of a child's output quoted in an error */
 	HOLDER_LIMIT = 200,
 	LOCK_NAP_MS = 100,
 	ZIP_BLOCK = 64 * 1024,
 	ZIP_PATH_LIMIT = 1024,
 	ZIP_NAME_LIMIT = 255,
 	ZIP_MAX_ENTRIES = 20000,
-	MIN_MINOR = 8,          /* Python 3.8 or newer */
 	B64_LEN = 43,           /* 32 bytes in unpadded base64 */
 	LAUNCHERS = 3,
 };
@@ -71,7 +70,6 @@ enum {
 #define BASE_PROBE_S 10.0
 #define VENV_S 300.0
 #define PIP_CHECK_S 60.0
-#define DEBIAN_WHEELS "/usr/share/python-wheels"
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define STAGING ".pyward-seed"
 #define INCOMPLETE ".pyward-incomplete"
@@ -112,72 +110,7 @@ static char *join(const char *dir, const char *name)
 	return xasprintf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 
-/* s[0..n) without control characters, for a message or a lock file. */
-static char *printable_n(const char *s, size_t n, char repl)
-{
-	char *out = xstrndup(s, n);
-	for (char *p = out; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = repl;
-	return out;
-}
-
-/* The end of what a child said (stderr, else stdout), on one line, for an
- * error message: the last lines are where Python puts the reason. */
-static char *output_tail(const pw_run_result *r)
-{
-	const char *s = pw_run_result_output(r, PW_STREAM_STDERR);
-	if (!*s)
-		s = pw_run_result_output(r, PW_STREAM_STDOUT);
-	size_t n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	size_t from = n > TAIL_LIMIT ? n - TAIL_LIMIT : 0;
-	const char *nl = from ? memchr(s + from, '\n', n - from) : NULL;
-	if (nl)
-		from = (size_t)(nl + 1 - s);
-	while (from < n && isspace((unsigned char)s[from]))
-		from++;
-	return printable_n(s + from, n - from, ' ');
-}
-
 /* --------------------------------------------------------------- versions */
-
-/* "3.11.2" gives 3 and 11; false unless it starts with two numbers. */
-static bool version_parts(const char *v, long *major, long *minor)
-{
-	char *end;
-	if (!v || !isdigit((unsigned char)v[0]))
-		return false;
-	*major = strtol(v, &end, 10);
-	if (end[0] != '.' || !isdigit((unsigned char)end[1]))
-		return false;
-	*minor = strtol(end + 1, &end, 10);
-	return true;
-}
-
-static bool new_enough(const char *v)
-{
-	long major, minor;
-	return version_parts(v, &major, &minor) && (major > 3 || (major == 3 && minor >= MIN_MINOR));
-}
-
-/* Dotted numbers compared part by part ("23.0.1" < "23.10"); a missing
- * part sorts first, and anything after the numbers is ignored. */
-static int version_cmp(const char *a, const char *b)
-{
-	for (;;) {
-		bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
-		if (!da && !db)
-			return 0;
-		char *ea = NULL, *eb = NULL;
-		long x = da ? strtol(a, &ea, 10) : -1, y = db ? strtol(b, &eb, 10) : -1;
-		if (x != y)
-			return x < y ? -1 : 1;
-		a = ea + (*ea == '.');
-		b = eb + (*eb == '.');
-	}
-}
 
 /* The leading "X.Y.Z" of a version ("3.11.2.final.0" in virtualenv's
  * version_info); NULL when it does not start with a number. */
@@ -272,73 +205,6 @@ static void names_free(char **v, size_t n)
 
 /* ------------------------------------------------------------- children */
 
-/* What every child of this module runs with. */
-struct job {
-	const char *const *env_add;
-	int64_t deadline_ms;    /* overall; 0 none */
-	const pw_cancel *cancel;
-};
-
-/* The caller's variables plus ours: user site-packages and pip's version
- * check would make results depend on the account and the network. Later
- * entries win in pw_runner_build_env, so ours come last. */
-static const char **child_env(const char *const *add)
-{
-	size_t n = 0;
-	while (add && add[n])
-		n++;
-	const char **env = xcalloc(n + 3, sizeof *env);
-	for (size_t i = 0; i < n; i++)
-		env[i] = add[i];
-	env[n] = "PYTHONNOUSERSITE=1";
-	env[n + 1] = "PIP_DISABLE_PIP_VERSION_CHECK=1";
-	return env;
-}
-
-/* The earlier of the overall deadline and now + seconds, so that no child
- * runs unbounded even when the caller gave no deadline. */
-static int64_t step_deadline(int64_t overall, double seconds)
-{
-	int64_t step = pw_clock_deadline_after(seconds);
-	return overall > 0 && overall < step ? overall : step;
-}
-
-static bool exited_ok(const pw_run_result *r)
-{
-	return pw_run_result_status(r) == PW_RUN_EXITED && pw_run_result_exit_code(r) == 0;
-}
-
-static pw_err *child_failed(const pw_run_result *r, const char *what)
-{
-	pw_run_status st = pw_run_result_status(r);
-	if (st == PW_RUN_TIMED_OUT)
-		return pw_err_new(PW_ERR_TIMEOUT, _("allow more time, or find out what makes it slow"),
-				  _("%s timed out"), what);
-	if (st == PW_RUN_CANCELLED)
-		return pw_err_new(PW_ERR_CANCELLED, NULL, _("%s was cancelled"), what);
-	char *tail = output_tail(r);
-	pw_err *e = pw_err_new(PW_ERR_FAILED, NULL, _("%s failed (%s): %s"), what,
-			       pw_run_result_describe(r), *tail ? tail : _("no output"));
-	free(tail);
-	return e;
-}
-
-/* Run argv within seconds (and the job's deadline); an error unless it
- * exits 0. *res keeps the result whenever the child started. */
-static pw_err *run_checked(const char *const *argv, const struct job *j, double seconds, size_t cap,
-			   const char *what, pw_run_result **res)
-{
-	const char **env = child_env(j->env_add);
-	pw_run_opts ro = { .argv = argv, .env_add = env, .deadline_ms = step_deadline(j->deadline_ms, seconds),
-			   .cancel = j->cancel, .cap_bytes = cap };
-	*res = NULL;
-	pw_err *e = pw_run(&ro, res);
-	free(env);
-	if (!e && !exited_ok(*res))
-		e = child_failed(*res, what);
-	return e;
-}
-
 /* Debian splits venv's ensurepip (and pip's wheel) into python3-venv. */
 static bool lacks_venv(const pw_run_result *r)
 {
@@ -356,7 +222,7 @@ static bool lacks_venv(const pw_run_result *r)
 static pw_err *venv_package_hint(pw_err *e, const char *version)
 {
 	long major, minor;
-	char *hint = version_parts(version, &major, &minor)
+	char *hint = pw_venv_version_parts(version, &major, &minor)
 		? xasprintf(_("install the python3-venv package (Debian, Ubuntu: apt install python%ld.%ld-venv), "
 			      "or use a managed runtime: pyward runtime install"), major, minor)
 		: xstrdup(_("install the python3-venv package (Debian, Ubuntu: apt install python3-venv), "
@@ -618,7 +484,7 @@ static char *find_site(const char *dir, bool with_pip)
 static bool has_pip(const char *dir, const char *version)
 {
 	long major, minor;
-	if (version_parts(version, &major, &minor)) {
+	if (pw_venv_version_parts(version, &major, &minor)) {
 		char *p = xasprintf("%s/lib/python%ld.%ld/site-packages/pip", dir, major, minor);
 		bool fast = is_dir(p);
 		free(p);
@@ -652,9 +518,9 @@ static const char version_code[] = "import sys; print('%d.%d.%d' % sys.version_i
 static char *probe_version(const char *python, int64_t deadline)
 {
 	const char *argv[] = { python, "-I", "-S", "-B", "-c", version_code, NULL };
-	struct job j = { .deadline_ms = deadline };
+	pw_venv_job j = { .deadline_ms = deadline };
 	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, &j, DISCOVER_PROBE_S, PROBE_CAP, python, &r);
+	pw_err *e = pw_venv_run(argv, &j, DISCOVER_PROBE_S, PROBE_CAP, python, &r);
 	char *v = e ? NULL : short_version(pw_run_result_output(r, PW_STREAM_STDOUT));
 	pw_err_free(e);
 	pw_run_result_free(&r);
@@ -686,7 +552,7 @@ static void inspect_known(const char *dir, unsigned marks, int *probes, int64_t 
 	if (!out->version && out->python_exists && time_left && (!probes || *probes > 0)) {
 		if (probes)
 			--*probes;
-		out->version = probe_version(out->python, step_deadline(deadline, DISCOVER_PROBE_S));
+		out->version = probe_version(out->python, pw_venv_step_deadline(deadline, DISCOVER_PROBE_S));
 	}
 	out->has_pip = has_pip(dir, out->version);
 }
@@ -971,7 +837,7 @@ static char *nth_line(const char *text, int n)
 		text = strchr(text, '\n');
 		text = text ? text + 1 : NULL;
 	}
-	return text ? printable_n(text, strcspn(text, "\n"), '?') : xstrdup("");
+	return text ? pw_venv_printable(text, strcspn(text, "\n"), '?') : xstrdup("");
 }
 
 static const char *impl_name(const char *impl)
@@ -986,11 +852,11 @@ static const char *impl_name(const char *impl)
 }
 
 /* One run tells the version, the implementation and the stdlib folder. */
-static pw_err *probe_base(const char *python, const struct job *j, struct base_probe *p)
+static pw_err *probe_base(const char *python, const pw_venv_job *j, struct base_probe *p)
 {
 	const char *argv[] = { python, "-I", "-c", base_code, NULL };
 	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, j, BASE_PROBE_S, PROBE_CAP, python, &r);
+	pw_err *e = pw_venv_run(argv, j, BASE_PROBE_S, PROBE_CAP, python, &r);
 	if (!e) {
 		const char *text = pw_run_result_output(r, PW_STREAM_STDOUT);
 		char *first = nth_line(text, 0);
@@ -1011,7 +877,7 @@ static pw_err *probe_base(const char *python, const struct job *j, struct base_p
 static pw_err *usable_base(const char *python, const char *label, pw_errcode code, const char *hint,
 			   struct base_probe *p)
 {
-	struct job j = { 0 };
+	pw_venv_job j = { 0 };
 	pw_err *e = NULL;
 	if (!pw_venv_fast_known(p->cache_dir, python, &p->version, &p->impl))
 		e = probe_base(python, &j, p);
@@ -1020,7 +886,7 @@ static pw_err *usable_base(const char *python, const char *label, pw_errcode cod
 		pw_err_free(e);
 		return u;
 	}
-	if (!new_enough(p->version)) {
+	if (!pw_venv_new_enough(p->version)) {
 		e = pw_err_new(code, hint, _("%s is %s %s; pyward needs Python 3.8 or newer"), label,
 			       impl_name(p->impl), p->version);
 		base_probe_clear(p);
@@ -1153,7 +1019,7 @@ struct row {
 
 struct build {
 	const pw_venv_create_opts *o;
-	struct job job;
+	pw_venv_job job;
 	struct base_probe base;
 	char *made;             /* topmost folder we create: removed on failure */
 	bool was_empty;         /* target was an empty folder: emptied on failure */
@@ -1202,23 +1068,6 @@ static void add_row(struct build *b, const char *path, const char *hex, int64_t 
 	r->size = size;
 }
 
-/* The folder a failed creation removes: the highest one of target's
- * ancestors (or target) that does not exist yet. */
-static char *first_missing(const char *target)
-{
-	char *buf = xstrdup(target), *made = xstrdup(target);
-	struct stat st;
-	for (char *slash; (slash = strrchr(buf, '/')) && slash != buf;) {
-		*slash = '\0';
-		if (lstat(buf, &st) == 0)
-			break;
-		free(made);
-		made = xstrdup(buf);
-	}
-	free(buf);
-	return made;
-}
-
 static pw_err *prepare_target(struct build *b)
 {
 	const char *t = b->o->target;
@@ -1227,7 +1076,7 @@ static pw_err *prepare_target(struct build *b)
 	if (lstat(t, &st) < 0) {
 		if (errno != ENOENT)
 			return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot inspect %s"), t);
-		b->made = first_missing(t);
+		b->made = pw_venv_first_missing(t);
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -1340,7 +1189,7 @@ static pw_err *make_venv(struct build *b)
 		      impl_name(b->base.impl), b->base.version);
 	char *what = xasprintf(_("%s -m venv"), b->o->base);
 	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, &b->job, VENV_S, RUN_CAP, what, &r);
+	pw_err *e = pw_venv_run(argv, &b->job, VENV_S, RUN_CAP, what, &r);
 	if (e && r && pw_err_code(e) == PW_ERR_FAILED && lacks_venv(r))
 		venv_package_hint(e, b->base.version);
 	pw_run_result_free(&r);
@@ -1348,12 +1197,12 @@ static pw_err *make_venv(struct build *b)
 	return e;
 }
 
-static pw_err *run_ensurepip(const char *python, const struct job *j, const char *version)
+static pw_err *run_ensurepip(const char *python, const pw_venv_job *j, const char *version)
 {
 	const char *argv[] = { python, "-I", "-m", "ensurepip", "--upgrade", "--default-pip", NULL };
 	char *what = xasprintf(_("%s -m ensurepip"), python);
 	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, j, VENV_S, RUN_CAP, what, &r);
+	pw_err *e = pw_venv_run(argv, j, VENV_S, RUN_CAP, what, &r);
 	if (e && r && pw_err_code(e) == PW_ERR_FAILED && lacks_venv(r))
 		venv_package_hint(e, version);
 	pw_run_result_free(&r);
@@ -1362,7 +1211,7 @@ static pw_err *run_ensurepip(const char *python, const struct job *j, const char
 }
 
 /* Run a pip check in the new environment; its stdout must contain expect. */
-static pw_err *check_pip(const char *venv, const struct job *j, const char *const *tail, const char *shown,
+static pw_err *check_pip(const char *venv, const pw_venv_job *j, const char *const *tail, const char *shown,
 			 const char *expect)
 {
 	char *python = join(venv, "bin/python");
@@ -1371,7 +1220,7 @@ static pw_err *check_pip(const char *venv, const struct job *j, const char *cons
 		argv[i + 2] = tail[i];
 	char *what = xasprintf("%s %s", python, shown);
 	pw_run_result *r = NULL;
-	pw_err *e = run_checked(argv, j, PIP_CHECK_S, PROBE_CAP, what, &r);
+	pw_err *e = pw_venv_run(argv, j, PIP_CHECK_S, PROBE_CAP, what, &r);
 	if (!e && !strstr(pw_run_result_output(r, PW_STREAM_STDOUT), expect))
 		e = pw_err_new(PW_ERR_FAILED, NULL, _("%s did not show a pip of the environment"), what);
 	if (e && pw_err_code(e) == PW_ERR_FAILED)
@@ -1382,7 +1231,7 @@ static pw_err *check_pip(const char *venv, const struct job *j, const char *cons
 	return e;
 }
 
-static pw_err *verify_pip(const char *venv, const struct job *j)
+static pw_err *verify_pip(const char *venv, const pw_venv_job *j)
 {
 	const char *tail[] = { "-m", "pip", "--version", NULL };
 	return check_pip(venv, j, tail, "-m pip --version", "pip ");
@@ -1391,46 +1240,13 @@ static pw_err *verify_pip(const char *venv, const struct job *j)
 /* After a fast seed: pip imports from the new site-packages. Cheaper than
  * `pip --version`, whose first run compiles pip's bytecode; the full check
  * is kept for ensurepip seeding. */
-static pw_err *verify_seeded_pip(const char *venv, const struct job *j)
+static pw_err *verify_seeded_pip(const char *venv, const pw_venv_job *j)
 {
 	const char *tail[] = { "-B", "-c", "import pip; print('pip', pip.__version__, pip.__file__)", NULL };
 	return check_pip(venv, j, tail, "-c 'import pip'", venv);
 }
 
 /* ------------------------------------------------------------ the wheel */
-
-/* The highest pip-VERSION-*.whl in dir, or NULL. */
-static char *best_wheel_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	char *best = NULL;
-	for (struct dirent *de; d && (de = readdir(d));) {
-		const char *n = de->d_name;
-		if (!starts_with(n, "pip-") || !ends_with(n, ".whl") || !isdigit((unsigned char)n[4]))
-			continue;
-		if (!best || version_cmp(n + 4, best + 4) > 0) {
-			free(best);
-			best = xstrdup(n);
-		}
-	}
-	if (d)
-		closedir(d);
-	char *path = best ? join(dir, best) : NULL;
-	free(best);
-	return path;
-}
-
-/* The interpreter's own wheel, else Debian's (which its ensurepip uses). */
-static char *find_wheel(const char *stdlib)
-{
-	char *wheel = NULL;
-	if (stdlib && *stdlib) {
-		char *bundled = join(stdlib, "ensurepip/_bundled");
-		wheel = best_wheel_in(bundled);
-		free(bundled);
-	}
-	return wheel ? wheel : best_wheel_in(DEBIAN_WHEELS);
-}
 
 struct unzip {
 	struct build *b;
@@ -1444,7 +1260,7 @@ struct unzip {
 
 static pw_err *zip_refuse(const struct unzip *u, const char *name, const char *rule)
 {
-	char *shown = printable_n(name ? name : "?", name ? strlen(name) : 1, '?');
+	char *shown = pw_venv_printable(name ? name : "?", name ? strlen(name) : 1, '?');
 	pw_err *e = pw_err_new(PW_ERR_REFUSED, _("the wheel may be damaged; reinstall the interpreter's pip wheel"),
 			       _("%s: entry '%s' %s"), u->wheel, shown, rule);
 	free(shown);
@@ -1665,7 +1481,7 @@ static pw_err *write_launchers(struct build *b)
 	char *text = NULL;
 	pw_err *e = pw_pip_launcher_text(b->o->target, &text);
 	long major = 3, minor = 0;
-	version_parts(b->base.version, &major, &minor);
+	pw_venv_version_parts(b->base.version, &major, &minor);
 	char *names[LAUNCHERS] = { xstrdup("pip"), xasprintf("pip%ld", major), xasprintf("pip%ld.%ld", major, minor) };
 	char hex[PW_SHA256_HEX_LEN + 1];
 	if (text)
@@ -1836,7 +1652,7 @@ static pw_err *seed(struct build *b, pw_venv_create_result *r)
 {
 	if (b->o->seed != PW_SEED_FAST)
 		return NULL;
-	char *wheel = find_wheel(b->base.stdlib);
+	char *wheel = pw_venv_bundled_wheel(b->base.stdlib);
 	if (!wheel) {
 		pw_events_log(b->o->events, PW_LOG_INFO,
 			      _("no bundled pip wheel found for %s; installing pip with ensurepip"), b->o->base);
@@ -1931,7 +1747,7 @@ static pw_err *settle_existing(const pw_venv_create_opts *o, pw_venv_create_resu
 {
 	if (o->seed == PW_SEED_NONE)
 		return NULL;
-	struct job j = { o->env_add, o->deadline_ms, o->cancel };
+	pw_venv_job j = { o->env_add, o->deadline_ms, o->cancel };
 	pw_err *bad = verify_seeded_pip(o->target, &j);
 	if (!bad)
 		return NULL;
@@ -1968,7 +1784,7 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 		e = mark_incomplete(&b);
 	if (!e)
 		e = probe_base(o->base, &b.job, &b.base);
-	if (!e && !new_enough(b.base.version))
+	if (!e && !pw_venv_new_enough(b.base.version))
 		e = pw_err_new(PW_ERR_USAGE, _(base_hint), _("%s is Python %s; pyward needs 3.8 or newer"), o->base,
 			       b.base.version);
 	if (!e)
@@ -2010,7 +1826,7 @@ pw_err *pw_venv_repair_pip(const char *venv, const char *const *env_add, int64_t
 	pw_err *e = pw_venv_interpreter(venv, NULL, &python);
 	struct cfg c = { 0 };
 	read_cfg(venv, &c);
-	struct job j = { env_add, deadline_ms, cancel };
+	pw_venv_job j = { env_add, deadline_ms, cancel };
 	if (!e)
 		e = run_ensurepip(python, &j, c.version);
 	if (!e)
@@ -2203,7 +2019,7 @@ static char *read_holder(int fd)
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		n--;
-	return n > 0 ? printable_n(buf, (size_t)n, ' ') : xstrdup(_("another process"));
+	return n > 0 ? pw_venv_printable(buf, (size_t)n, ' ') : xstrdup(_("another process"));
 }
 
 static void nap_ms(int64_t ms)
@@ -2244,7 +2060,7 @@ static pw_err *wait_lock(int fd, const char *venv, int64_t deadline, const pw_ca
 
 static pw_err *write_holder(int fd, const char *path, const char *holder)
 {
-	char *who = printable_n(holder ? holder : "pyward", strlen(holder ? holder : "pyward"), ' ');
+	char *who = pw_venv_printable(holder ? holder : "pyward", strlen(holder ? holder : "pyward"), ' ');
 	char *text = xasprintf("pid %ld %s\n", (long)getpid(), who);
 	pw_err *e = NULL;
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text))

@@ -39,6 +39,7 @@
 #include "i18n.h"
 #include "paths.h"
 #include "runner.h"
+#include "venv_base.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -61,7 +62,7 @@
 
 /* Asks the base's own venv module what an environment of it looks like. */
 static const char base_probe[] =
-	"import base64, glob, json, os, sys, sysconfig, tempfile, types, venv\n"
+	"import base64, json, os, sys, sysconfig, tempfile, types, venv\n"
 	"b = venv.EnvBuilder(with_pip=False, symlinks=True)\n"
 	"out = {'version': '%d.%d.%d' % sys.version_info[:3], 'impl': sys.implementation.name}\n"
 	"with tempfile.TemporaryDirectory() as t:\n"
@@ -110,17 +111,7 @@ static const char base_probe[] =
 	"keys = ['__VENV_DIR__', '__VENV_NAME__', '__VENV_PROMPT__', '__VENV_BIN_NAME__', '__VENV_PYTHON__']\n"
 	"out['keys'] = [k for k in keys if b.replace_variables(k, c) != k]\n"
 	"out['quote'] = 'shlex' if b.replace_variables('__VENV_DIR__', c) == \"'a b'\" else 'raw'\n"
-	"def ver(p):\n"
-	"    try:\n"
-	"        return tuple(int(x) for x in os.path.basename(p).split('-')[1].split('.'))\n"
-	"    except ValueError:\n"
-	"        return ()\n"
-	"stdlib = sysconfig.get_path('stdlib')\n"
-	"for d in (os.path.join(stdlib, 'ensurepip', '_bundled'), '/usr/share/python-wheels'):\n"
-	"    w = sorted(glob.glob(os.path.join(d, 'pip-*.whl')), key=ver)\n"
-	"    if w:\n"
-	"        out['wheel'] = w[-1]\n"
-	"        break\n"
+	"out['stdlib'] = sysconfig.get_path('stdlib')\n"
 	"print(json.dumps(out))\n";
 
 /* Unpacks the wheel into argv[2], every file checked against the wheel's
@@ -300,31 +291,17 @@ pw_err *pw_pip_launcher_text(const char *venv, char **out)
 	return e;
 }
 
-/* Run the base with -I and code; its stdout in *out. */
+/* Run the base; its stdout in *out. A base that fails is one this route
+ * cannot serve (PW_ERR_NOTFOUND): the caller takes `-m venv`. */
 static pw_err *run_base(const pw_venv_fast_opts *o, const char *const *argv, double seconds, char **out)
 {
-	size_t n = 0;
-	while (o->env_add && o->env_add[n])
-		n++;
-	const char **env = xcalloc(n + 2, sizeof *env);
-	for (size_t i = 0; i < n; i++)
-		env[i] = o->env_add[i];
-	env[n] = "PYTHONNOUSERSITE=1";
-	int64_t step = pw_clock_deadline_after(seconds);
-	pw_run_opts ro = { .argv = argv, .env_add = env, .cancel = o->cancel, .cap_bytes = 4 << 20,
-			   .deadline_ms = o->deadline_ms > 0 && o->deadline_ms < step ? o->deadline_ms : step };
+	pw_venv_job j = { .env_add = o->env_add, .deadline_ms = o->deadline_ms, .cancel = o->cancel };
 	pw_run_result *r = NULL;
-	pw_err *e = pw_run(&ro, &r);
-	free(env);
-	if (!e && (pw_run_result_status(r) != PW_RUN_EXITED || pw_run_result_exit_code(r) != 0)) {
-		pw_run_status st = pw_run_result_status(r);
-		if (st == PW_RUN_TIMED_OUT)
-			e = pw_err_new(PW_ERR_TIMEOUT, NULL, _("%s timed out"), argv[0]);
-		else if (st == PW_RUN_CANCELLED)
-			e = pw_err_new(PW_ERR_CANCELLED, NULL, _("%s was cancelled"), argv[0]);
-		else
-			e = pw_err_new(PW_ERR_NOTFOUND, NULL, _("%s failed (%s): %.300s"), argv[0],
-				       pw_run_result_describe(r), pw_run_result_output(r, PW_STREAM_STDERR));
+	pw_err *e = pw_venv_run(argv, &j, seconds, 4 << 20, argv[0], &r);
+	if (e && pw_err_code(e) == PW_ERR_FAILED) {
+		pw_err *u = unsupported("%s", pw_err_message(e));
+		pw_err_free(e);
+		e = u;
 	}
 	if (!e)
 		*out = xstrdup(pw_run_result_output(r, PW_STREAM_STDOUT));
@@ -367,7 +344,7 @@ static const char *jstr(json_t *o, const char *key)
 static bool facts_valid(json_t *f)
 {
 	static const char *const strings[] = { "version", "impl", "cfg_with_pip", "cfg_without_pip", "bin",
-						"exe", "quote" };
+						"exe", "quote", "stdlib" };
 	if (!json_is_object(f))
 		return false;
 	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
@@ -1007,10 +984,9 @@ static pw_err *finish_pip(struct writer *w, const struct image *im)
 {
 	char *text = NULL;
 	pw_err *e = pw_pip_launcher_text(w->o->target, &text);
-	const char *version = jstr(w->facts, "version");
-	int major = 3, minor = 0;
-	sscanf(version, "%d.%d", &major, &minor);
-	char *names[3] = { xstrdup("pip"), xasprintf("pip%d", major), xasprintf("pip%d.%d", major, minor) };
+	long major = 3, minor = 0;
+	pw_venv_version_parts(jstr(w->facts, "version"), &major, &minor);
+	char *names[3] = { xstrdup("pip"), xasprintf("pip%ld", major), xasprintf("pip%ld.%ld", major, minor) };
 	const char *bin = jstr(w->facts, "bin");
 	int bindir = e ? -1 : openat(w->root, bin, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (!e && bindir < 0)
@@ -1087,24 +1063,6 @@ static void sweep_leftovers(const char *parent, const char *prefix)
 		closedir(d);
 }
 
-/* The highest missing folder among path's ancestors (and path), or NULL. */
-static char *first_missing(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) == 0)
-		return NULL;
-	char *buf = xstrdup(path), *made = xstrdup(path);
-	for (char *slash; (slash = strrchr(buf, '/')) && slash != buf;) {
-		*slash = '\0';
-		if (lstat(buf, &st) == 0)
-			break;
-		free(made);
-		made = xstrdup(buf);
-	}
-	free(buf);
-	return made;
-}
-
 static pw_err *build_env(struct writer *w, const struct image *im)
 {
 	pw_err *e = write_tree(w);
@@ -1133,10 +1091,9 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 		r->base_probed = true;
 		e = learn_facts(o, bkey, &facts);
 	}
-	int major = 0, minor = 0;
-	if (!e && (sscanf(jstr(facts, "version"), "%d.%d", &major, &minor) != 2 || major != 3 || minor < 8))
+	if (!e && !pw_venv_new_enough(jstr(facts, "version")))
 		e = unsupported(_("%s is older than Python 3.8"), o->base);
-	const char *wheel = facts ? jstr(facts, "wheel") : NULL;
+	char *wheel = !e && o->with_pip ? pw_venv_bundled_wheel(jstr(facts, "stdlib")) : NULL;
 	if (!e && o->with_pip && !wheel)
 		e = unsupported(_("no bundled pip wheel found for %s"), o->base);
 	struct image im = { 0 };
@@ -1150,6 +1107,7 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 		}
 	}
 	free(bkey);
+	free(wheel);
 	if (e) {
 		json_decref(facts);
 		image_clear(&im);
@@ -1160,7 +1118,7 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	*(slash == parent ? slash + 1 : slash) = '\0';
 	char *name = base_name_dup(o->target);
 	char *prefix = xasprintf(".%s.pyward-tmp-", name);
-	char *made = first_missing(parent);
+	char *made = pw_venv_first_missing(parent);
 	e = pw_paths_mkdirs(parent, 0755);
 	sweep_leftovers(parent, prefix);
 	char *tmp = xasprintf("%s/%s%ld", parent, prefix, (long)getpid());

@@ -25,7 +25,7 @@ BOX="$WORLD/box"
 P() { run --box-root "$BOX" -C "$WS" "$@"; }
 J() { printf '%s' "$OUT" | "$BASE" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 MM=$("$BASE" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-plan 41
+plan 44
 
 # ---- the first create learns the base and builds the pip image
 P venv create --python "$BASE" first --json
@@ -85,6 +85,24 @@ printf '\n' >> "$WS/after-tamper/lib/python$MM/site-packages/pip/__main__.py"
 P venv create --python "$BASE" after-edit
 like "$ERR" "has changed files" "an edit in place through an environment is caught too"
 ok "and the next environment does not get the edited file" sh -c "! cmp -s '$WS/after-edit/lib/python$MM/site-packages/pip/__main__.py' '$WS/after-tamper/lib/python$MM/site-packages/pip/__main__.py'"
+
+# ---- the pip wheel is looked up at each create, not remembered with the base's facts:
+# an upgraded wheel package (the old file gone, a new one there) is used, not a reason to fall back
+FACTS=$(ls "$BOX"/cache/venv/base-*.json | head -n 1)
+WHEEL=$(head -n 1 "$(dirname "$IMG")/manifest" | cut -f3)
+STDLIB=$("$BASE" -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
+set_stdlib() { "$BASE" -c 'import json, sys; p, s = sys.argv[1:]; d = json.load(open(p)); d["stdlib"] = s; json.dump(d, open(p, "w"))' "$FACTS" "$1"; }
+mkdir -p "$WORLD/stdlib/ensurepip/_bundled"
+cp "$WHEEL" "$WORLD/stdlib/ensurepip/_bundled/pip-99.0-py3-none-any.whl"
+set_stdlib "$WORLD/stdlib"
+P venv create --python "$BASE" newwheel
+like "$OUT" "linked from the box's image of $WORLD/stdlib/ensurepip/_bundled/pip-99\.0-py3-none-any\.whl" \
+	"a newer bundled wheel is found at create time and its image linked"
+mv "$WORLD/stdlib/ensurepip/_bundled/pip-99.0-py3-none-any.whl" "$WORLD/stdlib/ensurepip/_bundled/pip-100.0-py3-none-any.whl"
+P venv create --python "$BASE" newwheel2 --json
+is "$(J 'd["written"], d["seeded_fast"]')" "True True" "after that wheel is replaced by another, the create is still written with pip linked"
+ok "and its pip works" "$WS/newwheel2/bin/python" -m pip --version
+set_stdlib "$STDLIB"
 
 # ---- --seed none and --seed pip
 P venv create --python "$BASE" --seed none bare --json
