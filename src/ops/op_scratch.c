@@ -6,6 +6,7 @@
 #include "ops/venvops.h"
 
 #include "clock.h"
+#include "filestamp.h"
 #include "i18n.h"
 #include "paths.h"
 #include "runtime.h"
@@ -22,11 +23,82 @@
 
 extern char **environ;
 
+/* An environment checked by a connection's last call, remembered with
+ * stamps (filestamp.h) of what the check read: the folder (not followed: a
+ * folder swapped for a link is not the folder), its pyvenv.cfg, its
+ * bin/python link and the file that leads to. While all four are the same,
+ * and for at most VENV_RECHECK_MS, a call naming the same environment
+ * skips the check: the guard's walk of the path, the interpreter's
+ * realpath and the pyvenv.cfg read cost more than a leased cell
+ * (bench/mcp.sh). The bound also covers what a stamp cannot see (a file
+ * rewritten in place within one clock tick, a change made while the check
+ * ran). */
+#define VENV_RECHECK_MS 1000
+enum { VF_DIR, VF_CFG, VF_LINK, VF_TARGET, VF_COUNT };
+
+typedef struct venv_memo {
+	char *arg, *workspace, *box_root;  /* what was named, and where */
+	char *dir, *python;                /* what the check found */
+	char *paths[VF_COUNT];
+	pw_filestamp stamps[VF_COUNT];
+	int64_t checked_ms;
+} venv_memo;
+
 struct pw_op_scratch_conn {
 	pw_scratch_client *client;
 	char *env_for;          /* the session this connection sent the environment for */
 	char *session, *python; /* its last call's: an interpreter named again needs no check */
+	venv_memo venv;         /* its last call's environment, as checked */
 };
+
+static void venv_memo_clear(venv_memo *m)
+{
+	free(m->arg);
+	free(m->workspace);
+	free(m->box_root);
+	free(m->dir);
+	free(m->python);
+	for (int i = 0; i < VF_COUNT; i++)
+		free(m->paths[i]);
+	memset(m, 0, sizeof *m);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* The environment remembered for this name, when nothing it was checked
+ * from has changed: dir and python copied out. */
+static bool venv_memo_get(const venv_memo *m, const pw_ops_ctx *ctx, const char *arg, char **dir, char **python)
+{
+	if (!same_text(m->arg, arg) || !same_text(m->workspace, ctx->workspace) || !same_text(m->box_root, ctx->box_root) ||
+	    pw_clock_mono_ms() - m->checked_ms >= VENV_RECHECK_MS)
+		return false;
+	for (int i = 0; i < VF_COUNT; i++)
+		if (!pw_filestamp_same(m->paths[i], i == VF_CFG || i == VF_TARGET, &m->stamps[i]))
+			return false;
+	*dir = xstrdup(m->dir);
+	*python = xstrdup(m->python);
+	return true;
+}
+
+static void venv_memo_put(venv_memo *m, const pw_ops_ctx *ctx, const char *arg, const char *dir, const char *python)
+{
+	venv_memo_clear(m);
+	m->arg = xstrdup(arg);
+	m->workspace = ctx->workspace ? xstrdup(ctx->workspace) : NULL;
+	m->box_root = ctx->box_root ? xstrdup(ctx->box_root) : NULL;
+	m->dir = xstrdup(dir);
+	m->python = xstrdup(python);
+	m->paths[VF_DIR] = xstrdup(dir);
+	m->paths[VF_CFG] = xasprintf("%s/pyvenv.cfg", dir);
+	m->paths[VF_LINK] = xstrdup(python);
+	m->paths[VF_TARGET] = xstrdup(python);
+	for (int i = 0; i < VF_COUNT; i++)
+		pw_filestamp_take(m->paths[i], i == VF_CFG || i == VF_TARGET, &m->stamps[i]);
+	m->checked_ms = pw_clock_mono_ms();
+}
 
 static void conn_reset(pw_op_scratch_conn *c)
 {
@@ -42,6 +114,7 @@ void pw_op_scratch_conn_close(pw_op_scratch_conn **c)
 	conn_reset(*c);
 	free((*c)->session);
 	free((*c)->python);
+	venv_memo_clear(&(*c)->venv);
 	free(*c);
 	*c = NULL;
 }
@@ -158,11 +231,18 @@ static pw_err *no_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq,
 }
 
 /* The environment, else the interpreter named, else the managed runtime,
- * else the fallback, else a refusal. */
-static pw_err *choose_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, pw_scratch_request *req)
+ * else the fallback, else a refusal. c: the kept connection (or NULL),
+ * whose remembered environment is taken when still the same; *checked: an
+ * environment was checked now (for the caller to remember). */
+static pw_err *choose_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_scratch_conn *c,
+			     pw_scratch_request *req, bool *checked)
 {
+	*checked = false;
 	if (rq->venv) {
 		req->python_explicit = true;
+		if (c && venv_memo_get(&c->venv, ctx, rq->venv, &req->venv, &req->python))
+			return NULL;
+		*checked = true;
 		return venv_python(ctx, rq, &req->venv, &req->python);
 	}
 	if (rq->python) {
@@ -255,9 +335,10 @@ pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq
 	r->cell = NULL;
 	r->budget = pw_op_scratch_budget(ctx);
 	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = rq->reset, .max_output = rq->max_output };
+	bool checked = false;
 	pw_err *e = check_request(ctx, rq);
 	if (!e)
-		e = choose_python(ctx, rq, &req);
+		e = choose_python(ctx, rq, conn ? *conn : NULL, &req, &checked);
 	if (e) {
 		pw_scratch_request_clear(&req);
 		return e;
@@ -266,6 +347,8 @@ pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq
 	pw_op_scratch_conn *own = NULL, *c = conn && *conn ? *conn : xcalloc(1, sizeof *c);
 	if (!conn)
 		own = c;
+	else if (checked)
+		venv_memo_put(&c->venv, ctx, rq->venv, req.venv, req.python);
 	req.session = rq->session ? xstrdup(rq->session) : pw_scratch_default_session(ctx->workspace);
 	req.code = rq->code && *rq->code ? xstrdup(rq->code) : NULL;
 	req.project_dir = xstrdup(ctx->workspace);

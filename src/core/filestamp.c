@@ -1,0 +1,30 @@
+/* File stamps: see filestamp.h. */
+#include "config.h"
+
+#include "filestamp.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+void pw_filestamp_take(const char *path, bool follow, pw_filestamp *out)
+{
+	struct stat st;
+	memset(out, 0, sizeof *out);
+	if ((follow ? stat(path, &st) : lstat(path, &st)) != 0)
+		return;
+	out->exists = true;
+	out->dev = (uint64_t)st.st_dev;
+	out->ino = (uint64_t)st.st_ino;
+	out->mode = (uint32_t)st.st_mode;
+	out->size = (int64_t)st.st_size;
+	out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	out->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+}
+
+bool pw_filestamp_same(const char *path, bool follow, const pw_filestamp *s)
+{
+	pw_filestamp now;
+	pw_filestamp_take(path, follow, &now);
+	return s->exists && now.exists && now.dev == s->dev && now.ino == s->ino && now.mode == s->mode &&
+	       now.size == s->size && now.mtime_ns == s->mtime_ns && now.ctime_ns == s->ctime_ns;
+}

@@ -1,0 +1,114 @@
+/* Unit tests: file stamps say when a path no longer names the file it did. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "filestamp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/pw-filestamp-XXXXXX";
+
+static char *at(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void put(const char *name, const char *text)
+{
+	FILE *f = fopen(at(name), "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_unchanged_is_same(void **state)
+{
+	(void)state;
+	put("cfg", "home = /usr/bin\n");
+	pw_filestamp s;
+	pw_filestamp_take(at("cfg"), true, &s);
+	assert_true(s.exists);
+	assert_true(pw_filestamp_same(at("cfg"), true, &s));
+	assert_true(pw_filestamp_same(at("cfg"), false, &s));
+}
+
+static void test_changes_differ(void **state)
+{
+	(void)state;
+	pw_filestamp s;
+	put("a", "home = /usr/bin\n");
+	pw_filestamp_take(at("a"), true, &s);
+	/* rewritten in place, same size: the change time moves */
+	struct timespec pause = { 0, 20 * 1000000L };
+	nanosleep(&pause, NULL);
+	put("a", "home = /opt/bin\n");
+	assert_false(pw_filestamp_same(at("a"), true, &s));
+	/* replaced by rename */
+	pw_filestamp_take(at("a"), true, &s);
+	put("b", "home = /usr/bin\n");
+	assert_int_equal(rename(at("b"), at("a")), 0);
+	assert_false(pw_filestamp_same(at("a"), true, &s));
+	/* removed; and a path that never existed is never the same */
+	pw_filestamp_take(at("a"), true, &s);
+	assert_int_equal(unlink(at("a")), 0);
+	assert_false(pw_filestamp_same(at("a"), true, &s));
+	pw_filestamp_take(at("nothing"), true, &s);
+	assert_false(s.exists);
+	assert_false(pw_filestamp_same(at("nothing"), true, &s));
+}
+
+static void test_links_followed_or_not(void **state)
+{
+	(void)state;
+	put("t1", "one\n");
+	put("t2", "two\n");
+	assert_int_equal(symlink("t1", at("link")), 0);
+	pw_filestamp target, link;
+	pw_filestamp_take(at("link"), true, &target);
+	pw_filestamp_take(at("link"), false, &link);
+	assert_true(S_ISLNK(link.mode));
+	assert_false(S_ISLNK(target.mode));
+	/* pointed elsewhere: both the link and what it leads to differ */
+	assert_int_equal(unlink(at("link")), 0);
+	assert_int_equal(symlink("t2", at("link")), 0);
+	assert_false(pw_filestamp_same(at("link"), true, &target));
+	assert_false(pw_filestamp_same(at("link"), false, &link));
+	/* a directory swapped for a link to it is not the directory */
+	assert_int_equal(mkdir(at("d"), 0700), 0);
+	pw_filestamp d;
+	pw_filestamp_take(at("d"), false, &d);
+	assert_int_equal(rename(at("d"), at("d2")), 0);
+	assert_int_equal(symlink("d2", at("d")), 0);
+	assert_false(pw_filestamp_same(at("d"), false, &d));
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unchanged_is_same),
+		cmocka_unit_test(test_changes_differ),
+		cmocka_unit_test(test_links_followed_or_not),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		rc = rc ? rc : 1;
+	return rc;
+}
