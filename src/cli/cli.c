@@ -25,6 +25,7 @@ static const pw_cmd *const commands[] = {
 	&pw_cmd_jobs,
 	&pw_cmd_history,
 	&pw_cmd_paths,
+	&pw_cmd_pins,
 	&pw_cmd_mcp,
 	&pw_cmd_serve,
 	&pw_cmd_tui,

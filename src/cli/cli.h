@@ -48,6 +48,7 @@ extern const pw_cmd pw_cmd_venv;
 extern const pw_cmd pw_cmd_python;
 extern const pw_cmd pw_cmd_jobs;
 extern const pw_cmd pw_cmd_mcp;
+extern const pw_cmd pw_cmd_pins;
 
 const pw_cmd *pw_cli_find(const char *name);
 size_t pw_cli_command_count(void);

@@ -3,6 +3,7 @@
 
 #include "pins.h"
 
+#include "digest.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #define PINS_MAX_BYTES (1024 * 1024)
@@ -405,15 +407,60 @@ static int64_t size_of(const char *sizes, const char *name)
 	return -1;
 }
 
+/* The size of name in the archives folder after checking its sha256 against
+ * the listed one; -1 when the folder has no such file. */
+static pw_err *local_size(const pw_pins_import_opts *o, const char *name, const char *sha256, int line,
+			  int64_t *size)
+{
+	*size = -1;
+	char *path = xasprintf("%s/%s", o->archives_dir, name);
+	struct stat st;
+	pw_err *e = NULL;
+	if (lstat(path, &st) != 0 && errno == ENOENT) {
+		free(path);
+		return NULL;
+	}
+	char hex[PW_SHA256_HEX_LEN + 1];
+	int64_t n = 0;
+	e = pw_sha256_file(path, hex, &n);
+	if (!e && strcmp(hex, sha256) != 0)
+		e = pw_err_new(PW_ERR_FAILED,
+			       _("download it again, or check that the SHA256SUMS is the one of its release"),
+			       _("%s has sha256 %s, but %s:%d lists %s"), path, hex, o->sums_name, line, sha256);
+	if (!e)
+		*size = n;
+	free(path);
+	return e;
+}
+
+static char *import_header(const pw_pins_import_opts *o)
+{
+	char *sizes = o->archives_dir && o->sizes
+			  ? xasprintf("from the archives in %s (each checked against its sha256), else from %s",
+				      o->archives_dir, o->sizes_name)
+		      : o->archives_dir ? xasprintf("from the archives in %s (each checked against its sha256)",
+						    o->archives_dir)
+		      : o->sizes	? xasprintf("from %s", o->sizes_name)
+					: xstrdup("not given");
+	char *digest = !o->sums_sha256 ? xstrdup("")
+		       : o->base_url  ? xasprintf("# that SHA256SUMS has sha256 %s\n", o->sums_sha256)
+				      : xasprintf("# that SHA256SUMS has sha256 %s (upstream publishes it as %s/%s/SHA256SUMS)\n",
+						  o->sums_sha256, PW_PINS_UPSTREAM_PREFIX, o->release);
+	char *head = xasprintf("# python-build-standalone install_only archives of release %s, from %s\n%s"
+			       "# (imported by 'pyward pins import'; sizes %s)\n"
+			       "version\trelease\tplatform\turl\tsha256\tsize\n",
+			       o->release, o->sums_name, digest, sizes);
+	free(sizes);
+	free(digest);
+	return head;
+}
+
 pw_err *pw_pins_import(const char *sums, const pw_pins_import_opts *o, char **tsv, size_t *count)
 {
 	*tsv = NULL;
 	*count = 0;
 	const char *base = o->base_url ? o->base_url : PW_PINS_UPSTREAM_PREFIX;
-	char *out = xasprintf("# python-build-standalone install_only archives of release %s, from %s\n"
-			      "# (imported by 'pyward pins import'; sizes %s)\n"
-			      "version\trelease\tplatform\turl\tsha256\tsize\n",
-			      o->release, o->sums_name, o->sizes ? o->sizes_name : "not given");
+	char *out = import_header(o);
 	int line = 0;
 	for (const char *p = sums; *p;) {
 		const char *eol = strchr(p, '\n');
@@ -438,7 +485,16 @@ pw_err *pw_pins_import(const char *sums, const pw_pins_import_opts *o, char **ts
 		}
 		if (archive_name(name, ver, rel, plat, sizeof ver) && strcmp(rel, o->release) == 0 &&
 		    is_supported(plat) && (!o->version || strcmp(o->version, ver) == 0)) {
-			int64_t size = size_of(o->sizes, name);
+			int64_t size = -1;
+			pw_err *e = o->archives_dir ? local_size(o, name, l, line, &size) : NULL;
+			if (e) {
+				free(l);
+				free(out);
+				*count = 0;
+				return e;
+			}
+			if (size < 0)
+				size = size_of(o->sizes, name);
 			char sz[32];
 			snprintf(sz, sizeof sz, size < 0 ? "-" : "%lld", (long long)size);
 			char *enc = xstrdup(name), *plus = strchr(enc, '+');

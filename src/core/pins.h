@@ -48,9 +48,12 @@ char *pw_pins_file_name(const pw_pin *pin);
 /* From upstream's SHA256SUMS ("<sha256>  <file name>" lines) to a pins
  * table: the install_only .tar.gz archives of the supported platforms
  * (optionally of one version), url = base_url/release/<name, '+' as %2B>,
- * size from sizes ("<bytes> <file name>" lines; NULL: "-"). The table's
- * header comment names the release and the SHA256SUMS it came from. A
- * malformed line is PW_ERR_USAGE naming name:line. *tsv is malloc'd. */
+ * size from the archive of that name in archives_dir (whose sha256 must be
+ * the listed one: else PW_ERR_FAILED), else from sizes ("<bytes> <file
+ * name>" lines), else "-". The table's header comment names the release,
+ * the SHA256SUMS it came from (and its sha256 when given) and where the
+ * sizes came from. A malformed line is PW_ERR_USAGE naming name:line.
+ * *tsv is malloc'd. */
 typedef struct pw_pins_import_opts {
 	const char *sums_name;   /* for messages and the header */
 	const char *release;     /* "20260414" */
@@ -58,6 +61,8 @@ typedef struct pw_pins_import_opts {
 	const char *version;     /* NULL: every version listed */
 	const char *sizes_name;
 	const char *sizes;       /* text of the sizes listing, or NULL */
+	const char *archives_dir; /* a folder holding (some of) the archives, or NULL */
+	const char *sums_sha256; /* the SHA256SUMS file's own sha256 (for the header), or NULL */
 } pw_pins_import_opts;
 pw_err *pw_pins_import(const char *sums, const pw_pins_import_opts *o, char **tsv, size_t *count);
 

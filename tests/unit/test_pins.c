@@ -7,11 +7,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "digest.h"
 #include "pins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define H "version\trelease\tplatform\turl\tsha256\tsize\n"
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -139,6 +141,21 @@ static void test_shipped_table_is_valid(void **state)
 		assert_string_equal(pin->version, "3.12.13");
 		assert_non_null(strstr(pin->url, "install_only.tar.gz"));
 	}
+	/* The header says which release and which SHA256SUMS each row came
+	 * from: upstream's SHA256SUMS of every release in the table. */
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char header[8192] = "", line[1024];
+	while (fgets(line, sizeof line, f) && line[0] == '#')
+		strncat(header, line, sizeof header - strlen(header) - 1);
+	fclose(f);
+	for (size_t i = 0; i < pw_pins_count(p); i++) {
+		char want[512];
+		snprintf(want, sizeof want, "%s/%s/SHA256SUMS", PW_PINS_UPSTREAM_PREFIX, pw_pins_at(p, i)->release);
+		if (!strstr(header, want))
+			fail_msg("the shipped table's header does not name %s", want);
+	}
+	assert_non_null(strstr(header, "pyward pins import"));
 	pw_pins_free(&p);
 }
 
@@ -219,6 +236,54 @@ static void test_import_sha256sums(void **state)
 	assert_null(tsv);
 }
 
+/* Sizes from a folder of archives, each hashed against its line first. */
+static void test_import_local_archives(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/pyward-pins-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	static const char name[] = "cpython-3.12.13+20260414-x86_64-unknown-linux-gnu-install_only.tar.gz";
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("seven b", f);
+	fclose(f);
+	char hex[PW_SHA256_HEX_LEN + 1];
+	int64_t n = 0;
+	assert_null(pw_sha256_file(path, hex, &n));
+	char sums[1024];
+	snprintf(sums, sizeof sums, "%s  %s\n" SHA_A "  cpython-3.12.13+20260414-aarch64-apple-darwin-install_only.tar.gz\n",
+		 hex, name);
+	pw_pins_import_opts o = { .sums_name = "SUMS", .release = "20260414", .archives_dir = dir,
+				  .sums_sha256 = SHA_B };
+	char *tsv = NULL;
+	size_t count = 0;
+	pw_err *e = pw_pins_import(sums, &o, &tsv, &count);
+	if (e)
+		fail_msg("%s", pw_err_message(e));
+	assert_int_equal(count, 2);
+	assert_non_null(strstr(tsv, hex));
+	assert_non_null(strstr(tsv, "\t7\n"));       /* the local file's size */
+	assert_non_null(strstr(tsv, SHA_A "\t-\n")); /* no local file: unknown */
+	assert_non_null(strstr(tsv, "that SHA256SUMS has sha256 " SHA_B " (upstream publishes it as " UP
+				    "/20260414/SHA256SUMS)"));
+	assert_non_null(strstr(tsv, "sizes from the archives in"));
+	free(tsv);
+	/* another file under that name: refused, nothing made */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("tampered", f);
+	fclose(f);
+	e = pw_pins_import(sums, &o, &tsv, &count);
+	assert_int_equal(pw_err_code(e), PW_ERR_FAILED);
+	assert_non_null(strstr(pw_err_message(e), "but SUMS:1 lists"));
+	assert_null(tsv);
+	pw_err_free(e);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_version_compare),
 		cmocka_unit_test(test_mirror_and_file_name),
 		cmocka_unit_test(test_import_sha256sums),
+		cmocka_unit_test(test_import_local_archives),
 		cmocka_unit_test(test_shipped_table_is_valid),
 		cmocka_unit_test(test_platform_detection),
 	};
