@@ -57,8 +57,9 @@ like "$OUT" "^$VER	$REL	$TRIPLE	$UP/$REL/cpython-$VER%2B$REL-$TRIPLE-install_onl
 like "$OUT" "	$HD	-$" "another version of the release is there too"
 ok "no stripped, debug, i686 or other-release row" sh -c '! printf "%s\n" "$1" | grep -Eq "stripped|debug|i686|20250101|'"$HA"'|'"$HC"'"' - "$OUT"
 printf '%s\n' "$OUT" >"$WORLD/stdout.tsv"
-P runtime status --pins "$WORLD/stdout.tsv"
-is "$RC" 0 "runtime status reads the printed table as a pins table"
+P --json runtime status --pins "$WORLD/stdout.tsv"
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pinned_version"])')" "$VER" \
+	"runtime status reads the printed table as a pins table (this machine's pin)"
 P history --json
 is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["operations"]))')" 0 \
 	"printing the table changes nothing and records nothing"
