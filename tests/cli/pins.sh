@@ -41,7 +41,7 @@ EOF
 cd "$WS" || exit 1
 P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 UP="https://github.com/astral-sh/python-build-standalone/releases/download"
-plan 41
+plan 42
 
 # ---- the table on standard output
 P pins import SHA256SUMS --release $REL
@@ -105,6 +105,8 @@ is "$RC" 3 "-o in read-only mode is refused (exit 3)"
 ok "and writes nothing" test ! -e "$WS/pins.tsv"
 P pins import SHA256SUMS --release $REL -o "$WORLD/outside.tsv"
 is "$RC" 3 "-o outside the allowed roots is refused"
+P --mode full-access pins import SHA256SUMS --release $REL -o "$WORLD/full-access.tsv"
+is "$RC:$(grep -c "	$SHA	" "$WORLD/full-access.tsv")" "0:1" "in full-access mode any path will do"
 P --root "$WORLD" pins import SHA256SUMS --release $REL --archives "$WORLD/dl" -o "$WORLD/outside.tsv"
 is "$RC" 0 "with --root it is allowed"
 like "$OUT" "^3 pins of release $REL \\(1 with a size\\) written to $WORLD/outside.tsv$" "saying how many and where"
