@@ -173,24 +173,47 @@ static void call_free(pw_mcp_call *c)
 	free(c);
 }
 
-void pw_mcp_call_finish(pw_mcp_call *c, json_t *response)
+/* Out of the registry and freed, once its answer (if any) went out: the
+ * server waits for an empty registry before it exits. */
+static void call_done(pw_mcp_call *c)
 {
 	pw_mcp_calls *r = c->reg;
-	pthread_mutex_lock(&r->lock);
-	bool drop = c->cancelled;
-	pthread_mutex_unlock(&r->lock);
-	if (drop) {
-		json_decref(response);
-		response = NULL;
-	}
-	/* answered before it leaves the registry: the server waits for an
-	 * empty registry before it exits */
-	pw_mcp_reply(r->wire, c->batch, response);
 	pthread_mutex_lock(&r->lock);
 	unlink_locked(r, c);
 	pthread_cond_broadcast(&r->changed);
 	pthread_mutex_unlock(&r->lock);
 	call_free(c);
+}
+
+static bool dropped(pw_mcp_call *c)
+{
+	pthread_mutex_lock(&c->reg->lock);
+	bool drop = c->cancelled;
+	pthread_mutex_unlock(&c->reg->lock);
+	return drop;
+}
+
+void pw_mcp_call_finish(pw_mcp_call *c, json_t *response)
+{
+	if (dropped(c)) {
+		json_decref(response);
+		response = NULL;
+	}
+	pw_mcp_reply(c->reg->wire, c->batch, response);
+	call_done(c);
+}
+
+void pw_mcp_call_finish_line(pw_mcp_call *c, char *line, size_t len)
+{
+	if (!dropped(c))
+		pw_mcp_wire_send_line(c->reg->wire, line, len);
+	free(line);
+	call_done(c);
+}
+
+bool pw_mcp_call_batched(const pw_mcp_call *c)
+{
+	return c->batch != NULL;
 }
 
 static void *thread_main(void *arg)

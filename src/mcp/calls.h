@@ -72,6 +72,11 @@ pw_mcp_elicit_action pw_mcp_call_elicit(pw_mcp_call *c, const char *message, con
  * notifications/cancelled nothing is sent (2025-06-18 basic/utilities/
  * cancellation: the receiver SHOULD NOT send a response). */
 void pw_mcp_call_finish(pw_mcp_call *c, json_t *response);
+/* The same with the response already serialised (line: len bytes ending
+ * in a newline; stolen). Only for a call outside a batch. */
+void pw_mcp_call_finish_line(pw_mcp_call *c, char *line, size_t len);
+/* True when the call came inside a batch (its answer goes into the batch's array). */
+bool pw_mcp_call_batched(const pw_mcp_call *c);
 
 /* ---- the registry, driven by the reading thread */
 pw_mcp_calls *pw_mcp_calls_new(pw_mcp_wire *w, const pw_mcp_opts *o);

@@ -172,11 +172,20 @@ static void run_tool(pw_mcp_call *c, void *ud)
 	if (!res.structured && !res.raw)
 		pw_mcp_tool_fail(&res, pw_err_new(PW_ERR_FAILED, NULL, "the tool returned nothing"));
 	pw_mcp_version v = pw_mcp_call_version(c);
-	json_t *result = finish_result(v, pw_mcp_tool_result_json(&res, v));
-	json_t *response = pw_rpc_result(pw_mcp_call_id(c), result);
 	json_decref(job->args);
 	free(job);
-	pw_mcp_call_finish(c, response);
+	if (!pw_mcp_call_batched(c)) { /* the structured object serialised once */
+		json_t *head = pw_rpc_result(pw_mcp_call_id(c), finish_result(v, json_object()));
+		size_t len = 0;
+		char *line = pw_mcp_tool_result_line(&res, v, head, &len);
+		json_decref(head);
+		if (line) {
+			pw_mcp_call_finish_line(c, line, len);
+			return;
+		}
+	}
+	json_t *result = finish_result(v, pw_mcp_tool_result_json(&res, v));
+	pw_mcp_call_finish(c, pw_rpc_result(pw_mcp_call_id(c), result));
 }
 
 static json_t *do_tools_call(server *s, const json_t *id, const json_t *params, const pw_mcp_peer *peer,

@@ -147,6 +147,82 @@ json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v)
 	return res;
 }
 
+typedef struct line {
+	char *buf;
+	size_t len, cap;
+} line;
+
+static void put(line *l, const char *p, size_t n)
+{
+	if (l->len + n + 1 > l->cap) {
+		l->cap = (l->len + n + 1) * 2;
+		l->buf = xrealloc(l->buf, l->cap);
+	}
+	memcpy(l->buf + l->len, p, n);
+	l->len += n;
+}
+
+#define PUT(l, lit) put((l), (lit), sizeof(lit) - 1)
+
+/* text as the inside of a JSON string (RFC 8259 section 7; UTF-8 kept). */
+static void put_escaped(line *l, const char *text)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = text;
+	for (const char *p = text;; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(l, run, (size_t)(p - run));
+		if (!c)
+			return;
+		run = p + 1;
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			put(l, e, 2);
+		} else {
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			put(l, e, 6);
+		}
+	}
+}
+
+char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const json_t *response, size_t *len)
+{
+	if (r->raw)
+		return NULL;
+	char *head = json_dumps(response, JSON_COMPACT);
+	size_t hl = head ? strlen(head) : 0;
+	char *text = hl >= 4 && strcmp(head + hl - 2, "}}") == 0 ? json_dumps(r->structured, JSON_COMPACT) : NULL;
+	if (!text) {
+		free(head);
+		return NULL;
+	}
+	size_t tl = strlen(text);
+	line l = { .cap = hl + 2 * tl + 128 };
+	l.buf = xmalloc(l.cap);
+	put(&l, head, hl - 2); /* the response and its result, both left open */
+	if (head[hl - 3] != '{')
+		PUT(&l, ",");
+	PUT(&l, "\"content\":[{\"type\":\"text\",\"text\":\"");
+	put_escaped(&l, text);
+	PUT(&l, "\"}]");
+	if (pw_mcp_has_structured(v)) {
+		PUT(&l, ",\"structuredContent\":");
+		put(&l, text, tl);
+	}
+	if (r->is_error)
+		PUT(&l, ",\"isError\":true");
+	PUT(&l, "}}\n");
+	l.buf[l.len] = '\0';
+	free(head);
+	free(text);
+	json_decref(r->structured);
+	r->structured = NULL;
+	*len = l.len;
+	return l.buf;
+}
+
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e)
 {
 	json_decref(out->structured);

@@ -60,12 +60,18 @@ bool pw_mcp_wire_send(pw_mcp_wire *w, const json_t *msg)
 	size_t n = strlen(text);
 	text = xrealloc(text, n + 2);
 	text[n] = '\n';
+	bool ok = pw_mcp_wire_send_line(w, text, n + 1);
+	free(text);
+	return ok;
+}
+
+bool pw_mcp_wire_send_line(pw_mcp_wire *w, const char *line, size_t len)
+{
 	pthread_mutex_lock(&w->lock);
-	bool ok = !w->broken && write_all(w->fd, text, n + 1);
+	bool ok = !w->broken && write_all(w->fd, line, len);
 	if (!ok)
 		w->broken = true;
 	pthread_mutex_unlock(&w->lock);
-	free(text);
 	return ok;
 }
 
