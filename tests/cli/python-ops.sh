@@ -29,7 +29,7 @@ stop_host() {
 trap 'stop_host; rm -rf "$WORLD"' EXIT
 "$SYS_PY" -m venv --without-pip "$WS/.venv" >/dev/null 2>&1 ||
 	skip_all "python3 -m venv does not work here (install python3-venv)"
-plan 16
+plan 17
 
 # mcp_python ARGS_JSON [GLOBAL OPTIONS...]: one `python` tool call in a
 # fresh MCP session; OUT is its structured result (compact JSON), with
@@ -77,7 +77,10 @@ is "$(J 'd["error"]["code"], d["error"]["hint"]')" "usage create one with the py
 	"a folder that is no environment: the agent's hint, not a CLI option"
 
 # ---- the server keeps its connection: its own session is leased (direct
-# mode) between calls, as before the calls went through ops
+# mode) between calls, as before the calls went through ops; an environment
+# whose interpreter is swapped for a file outside it meanwhile is checked
+# again (the connection's memo of its last check must not hide that)
+"$SYS_PY" -m venv --without-pip "$WS/v2" >/dev/null 2>&1
 mkfifo "$WORLD/mcp.in"
 "$PYWARD" --box-root "$WORLD/box" -C "$WS" mcp <"$WORLD/mcp.in" >"$WORLD/mcp-live.out" 2>/dev/null &
 MCP_PID=$!
@@ -85,17 +88,26 @@ exec 3>"$WORLD/mcp.in"
 printf '%s\n' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ops-test","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"python","arguments":{"code":"y = 5","venv":".venv"}}}' >&3
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"python","arguments":{"code":"y = 5","venv":"v2"}}}' >&3
 _i=0
 while ! grep -q '"id":2' "$WORLD/mcp-live.out" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
 run --box-root "$WORLD/box" -C "$WS" --json python --list
 is "$(J '[s["state"] for s in d["sessions"] if s["name"].endswith("-mcp-'"$MCP_PID"'")]')" "['leased']" \
 	"after a call the MCP server holds its own session's worker (direct mode)"
-printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python","arguments":{"code":"y * 2","venv":".venv"}}}' >&3
-exec 3>&-
-wait "$MCP_PID"
+mkdir -p "$WORLD/elsewhere" && cp "$(readlink -f "$SYS_PY")" "$WORLD/elsewhere/python3"
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python","arguments":{"code":"y * 2","venv":"v2"}}}' >&3
+_i=0
+while ! grep -q '"id":3' "$WORLD/mcp-live.out" 2>/dev/null && [ $_i -lt 400 ]; do sleep 0.02; _i=$((_i + 1)); done
 OUT=$(grep '"id":3' "$WORLD/mcp-live.out")
 is "$(J 'd["result"]["structuredContent"]["value"]')" "10" "and the next call on the leased worker keeps the state"
+# at once after that call, while the server's memo of its check is fresh
+ln -sf "$WORLD/elsewhere/python3" "$WS/v2/bin/python"
+printf '%s\n' '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"python","arguments":{"code":"y * 3","venv":"v2"}}}' >&3
+exec 3>&-
+wait "$MCP_PID"
+OUT=$(grep '"id":4' "$WORLD/mcp-live.out")
+is "$(J 'd["result"]["isError"], d["result"]["structuredContent"]["error"]["code"]')" "True refused" \
+	"the interpreter swapped for a file outside the environment: the next call is refused"
 
 # ---- one JSON shape, built once
 mcp_python '{"code": "6 * 7", "venv": ".venv", "session": "shared"}'
