@@ -188,3 +188,48 @@ _screen_wait() { # grep-flag pattern seconds
 }
 wait_for() { _screen_wait -F "$1" "${2:-${WAIT_SECONDS:-20}}"; }
 wait_re() { _screen_wait -E "$1" "${2:-${WAIT_SECONDS:-20}}"; }
+
+# ---- worlds several tests share ----
+# pip_world: make_world, plus a python3 that can make environments (SYS_PY),
+# the test wheels, the loopback indexes "ok" and "stall" (a stalled one), no
+# index, mirror or proxy from the caller's environment and nothing on the
+# probed proxy port. WS is the workspace; P runs pyward on the world's box
+# and workspace, J EXPR prints EXPR of the JSON in OUT (as d). At exit every
+# pid in KILL_PIDS gets KILL_SIGNAL (TERM unless set before), the servers
+# stop and the world goes.
+pip_world() {
+	make_world
+	KILL_PIDS="" KILL_SIGNAL=${KILL_SIGNAL:-TERM}
+	trap 'for _p in $KILL_PIDS; do kill -s "$KILL_SIGNAL" "$_p" 2>/dev/null; done; stop_servers; rm -rf "$WORLD"' EXIT
+	SYS_PY=${PYTHON3:-python3}
+	"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
+	make_wheels || skip_all "could not build the test wheels"
+	start_index ok ok || skip_all "could not start the index server"
+	start_index stall stall
+	WS="$WORLD/ws"
+	PYWARD_PROXY_PORTS=$(closed_port)
+	export PYWARD_PROXY_PORTS
+	unset PYWARD_MIRRORS PIP_INDEX_URL PIP_PROXY http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+	P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
+	J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+}
+
+# runtime_world: make_world, plus a relocatable CPython archive built from
+# this machine's (ARCH; VER and SHA its version and digest; FIX the fixture
+# folder), the test wheels and the loopback index "ok". BOX is the box, PY
+# the managed runtime's interpreter once installed; P runs pyward on the box
+# with the world's workspace. At exit the servers stop and the world goes.
+runtime_world() {
+	make_world
+	trap 'stop_servers; rm -rf "$WORLD"' EXIT
+	FIX="$TOP_SRCDIR/tests/fixtures"
+	_rt=$(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
+	set -- $_rt
+	VER=$1 SHA=$2
+	ARCH="$WORLD/rt/cpython-fixture-install_only.tar.gz"
+	make_wheels || skip_all "could not build the test wheels"
+	start_index ok ok || skip_all "could not start the index server"
+	BOX="$WORLD/box"
+	PY="$BOX/runtime/python/current/bin/python3"
+	P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
+}

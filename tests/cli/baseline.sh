@@ -2,16 +2,7 @@
 # pyward runtime baseline: binary wheels into the managed runtime's own
 # site-packages, through the attempt chain, recorded in the catalog.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
-FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-BOX="$WORLD/box"
-PY="$BOX/runtime/python/current/bin/python3"
-P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
+runtime_world
 printf 'pwtest-beta\n' > "$WORLD/reqs.txt"
 unset PYWARD_MIRRORS PIP_INDEX_URL
 export PYWARD_PROXY_PORTS=$(closed_port)

@@ -3,25 +3,7 @@
 # loopback index (and a stalled one), real pip in a real venv, and the
 # `jobs` command reading the catalog and the job logs.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-JOB_PIDS=""
-cleanup() {
-	# A job still running when a check failed: stop it by its own pid.
-	for _p in $JOB_PIDS; do kill "$_p" 2>/dev/null; done
-	stop_servers
-	rm -rf "$WORLD"
-}
-trap cleanup EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-start_index stall stall
-WS="$WORLD/ws"
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+pip_world # a job still running when a check failed is stopped by its pid (KILL_PIDS)
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 # state ID: the job's state from `jobs --json`
 state() {
@@ -45,7 +27,7 @@ start_job() {
 	P --json venv install --background "$@"
 	JOB=$(J 'd["job_id"]' 2>/dev/null)
 	JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
-	JOB_PIDS="$JOB_PIDS $JPID"
+	KILL_PIDS="$KILL_PIDS $JPID"
 }
 plan 63
 
@@ -77,7 +59,7 @@ like "$OUT" "^job [0-9]+ started in the background" "it prints the job id"
 like "$OUT" "pyward jobs log [0-9]+ --follow" "and how to follow it"
 like "$OUT" "pyward jobs wait [0-9]+" "and how to wait for it"
 B=$(printf '%s\n' "$OUT" | sed -n 's/^job \([0-9]*\) started.*(pid \([0-9]*\)).*/\1/p')
-JOB_PIDS="$JOB_PIDS $(printf '%s\n' "$OUT" | sed -n 's/^job [0-9]* started.*(pid \([0-9]*\)).*/\1/p')"
+KILL_PIDS="$KILL_PIDS $(printf '%s\n' "$OUT" | sed -n 's/^job [0-9]* started.*(pid \([0-9]*\)).*/\1/p')"
 P jobs
 like "$OUT" "^ID +STATE +KIND +STARTED +DURATION +TARGET" "jobs lists a header"
 like "$OUT" "^$B +running +venv.install .*$WS/.venv" "the second job is listed running (waiting for the lock)"

@@ -3,25 +3,8 @@
 # environment's lock outlives the change, and a detached grandchild does not
 # outlive exec's budget. Real pip against a real stalled loopback index.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-KILL_PIDS=""
-cleanup() {
-	# Anything a failed check left running: by its own pid only.
-	for _p in $KILL_PIDS; do kill -9 "$_p" 2>/dev/null; done
-	stop_servers
-	rm -rf "$WORLD"
-}
-trap cleanup EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-start_index stall stall
-WS="$WORLD/ws"
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+KILL_SIGNAL=KILL # anything a failed check left running: by its own pid only
+pip_world
 plan 13
 
 P venv create --python "$SYS_PY"

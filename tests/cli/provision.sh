@@ -5,17 +5,7 @@
 # empty `baseline` setting; every runtime subcommand refuses, with exit 2,
 # an option it does not take.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
-FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-BOX="$WORLD/box"
-PY="$BOX/runtime/python/current/bin/python3"
-ARCH="$WORLD/rt/cpython-fixture-install_only.tar.gz"
-P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
+runtime_world
 J() { printf '%s' "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 printf '# the suite'"'"'s baseline\npwtest-beta>=1.0\n' > "$WORLD/reqs.txt"
 write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:1/x.tar.gz" "$SHA"

@@ -5,26 +5,9 @@
 # in /proc), the catalog, an output, a job log or an error message. Real
 # pip, a real loopback index and proxy.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-JOB_PIDS=""
-cleanup() {
-	for _p in $JOB_PIDS; do kill "$_p" 2>/dev/null; done
-	stop_servers
-	rm -rf "$WORLD"
-}
-trap cleanup EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-start_index stall stall
+pip_world
 start_proxy || skip_all "could not start the proxy fixture"
-WS="$WORLD/ws"
 DEAD=$(closed_port)
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL PIP_PROXY http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 # no_secret WORD DESCRIPTION: WORD is in no output so far, nor in the catalog
 CAT="$WORLD/box/catalog.sqlite3"
 in_catalog() { grep -aq -- "$1" "$CAT" "$CAT-wal" 2>/dev/null; }
@@ -40,7 +23,7 @@ STALL_HP=${STALL_HP%%/*}
 	--index "http://alice:idx%2Fpw1@$STALL_HP/simple/" --proxy "http://bob:prxpw2@127.0.0.1:$PROXY_PORT" \
 	pwtest-alpha >"$WORLD/bg.out" 2>"$WORLD/bg.err" &
 BG=$!
-JOB_PIDS="$JOB_PIDS $BG"
+KILL_PIDS="$KILL_PIDS $BG"
 # pyward's child that runs pip (polled, at most 10 s)
 PIP_PID=""
 i=0
@@ -81,7 +64,7 @@ unlike "$OUT$ERR" "ix/8" "an index without a scheme is not shown"
 P --json venv install --background --index "http://frank:jb/5@127.0.0.1:$DEAD/simple/" pwtest-beta
 JOB=$(J 'd["job_id"]' 2>/dev/null)
 JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
-JOB_PIDS="$JOB_PIDS $JPID"
+KILL_PIDS="$KILL_PIDS $JPID"
 i=0
 while [ -n "$JPID" ] && kill -0 "$JPID" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
 ok "the background job wrote its log" test -s "$WS/.pyward/jobs/$JOB.log"
