@@ -5,11 +5,14 @@
 # distributions (default 300) made by copying the dist-info folders pip
 # wrote for one real wheel (METADATA, RECORD, INSTALLER, WHEEL, and
 # direct_url.json for every third), so the files are pip's own.
+# (Before 2026-12-04 every copy kept the direct_url.json pip wrote for the
+# local wheel; BENCH_ALL_DIRECT_URL=1 keeps them, to compare with those runs.)
 # Goal: pyward's read under 20 ms at 300 distributions.
 #
 # Times are per read, inside each process (start-up not counted), RUNS
-# reads each (default 15), interleaved; medians, and the first (cold) read.
-# Usage: BUILD_DIR=_build bench/packages.sh [DISTRIBUTIONS]
+# reads (default 15) per process, ROUNDS processes each (default 3),
+# interleaved; medians, and the first (cold) read of each process.
+# Usage: [RUNS=15] [ROUNDS=3] [BASELINE_LIB=OLD/libpyward.a] BUILD_DIR=_build bench/packages.sh [DISTRIBUTIONS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
@@ -23,6 +26,10 @@ trap 'rm -rf "$w"' EXIT
 
 cc -O2 -std=c11 -I"$here/src/core" -I"$build" "$here/bench/distinfo_read.c" -o "$w/distinfo_read" \
 	"$build/src/core/libpyward.a" $(pkg-config --cflags --libs jansson libcrypto) -lpthread
+# BASELINE_LIB=OTHER/libpyward.a: also time that build's reader, interleaved (an old commit's)
+base=${BASELINE_LIB:-}
+[ -z "$base" ] || cc -O2 -std=c11 -I"$here/src/core" -I"$build" "$here/bench/distinfo_read.c" -o "$w/distinfo_read_base" \
+	"$base" $(pkg-config --cflags --libs jansson libcrypto) -lpthread
 
 # One real environment with one real wheel installed by pip, then N-1 more
 # copies of its dist-info under other names.
@@ -45,19 +52,20 @@ for i in range(1, n):
     # a long description body, as real METADATA has, after the headers
     meta += ("Lorem ipsum dolor sit amet, " * 40 + "\n") * 30
     open(os.path.join(d, "METADATA"), "w").write(meta)
+    # pip wrote one for the local wheel; an index install writes none
     if i % 3 == 0:
         open(os.path.join(d, "direct_url.json"), "w").write('{"url": "file:///src/%s", "dir_info": {}}' % name)
+    elif os.path.exists(os.path.join(d, "direct_url.json")) and os.environ.get("BENCH_ALL_DIRECT_URL") != "1":
+        os.remove(os.path.join(d, "direct_url.json"))
 PY
 count=$(ls -d "$site"/*.dist-info | wc -l)
+with_url=$(ls "$site"/*.dist-info/direct_url.json | wc -l)
 sync
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 
-# pyward: N reads in one process
-"$w/distinfo_read" "$w/env" "$runs" >"$w/pwboth" 2>/dev/null
-cut -d' ' -f1 "$w/pwboth" >"$w/pw"
-cut -d' ' -f2 "$w/pwboth" >"$w/pwcpu"
 # importlib.metadata, the standard library's reader: name, version, installer, direct_url.json
 cat >"$w/im.py" <<'PY'
 import sys, time, importlib.metadata as md
@@ -69,9 +77,33 @@ for _ in range(runs):
         out.append((d.metadata["Name"], d.version, d.read_text("INSTALLER"), d.read_text("direct_url.json")))
     print(int((time.perf_counter() - t0) * 1e6), int((time.process_time() - c0) * 1e6))
 PY
-"$pyth" "$w/im.py" "$site" "$runs" >"$w/imboth"
-cut -d' ' -f1 "$w/imboth" >"$w/im"
-cut -d' ' -f2 "$w/imboth" >"$w/imcpu"
+# ROUNDS rounds (default 3), the contestants alternating which goes first,
+# the page cache written back (sync) before each; each round is a new
+# process doing RUNS reads, its first read (cold for the process) kept apart.
+# contestant NAME CMD...: one round of NAME, appending to $w/NAME.{wall,cpu,first}
+contestant() {
+	name=$1
+	shift
+	sync
+	"$@" >"$w/out" 2>/dev/null
+	head -n 1 "$w/out" | cut -d' ' -f1 >>"$w/$name.first"
+	cut -d' ' -f1 "$w/out" >>"$w/$name.wall"
+	cut -d' ' -f2 "$w/out" >>"$w/$name.cpu"
+}
+rounds=${ROUNDS:-3}
+r=0
+while [ $r -lt "$rounds" ]; do
+	if [ $((r % 2)) = 0 ]; then
+		contestant pw "$w/distinfo_read" "$w/env" "$runs"
+		[ -z "$base" ] || contestant base "$w/distinfo_read_base" "$w/env" "$runs"
+		contestant im "$pyth" "$w/im.py" "$site" "$runs"
+	else
+		contestant im "$pyth" "$w/im.py" "$site" "$runs"
+		[ -z "$base" ] || contestant base "$w/distinfo_read_base" "$w/env" "$runs"
+		contestant pw "$w/distinfo_read" "$w/env" "$runs"
+	fi
+	r=$((r + 1))
+done
 # pip list (whole process, start-up included: what a tool calling pip pays)
 : >"$w/pip"
 i=0
@@ -84,12 +116,22 @@ while [ $i -lt 5 ]; do
 	i=$((i + 1))
 done
 
-pw_med=$(median <"$w/pw") im_med=$(median <"$w/im") pip_med=$(median <"$w/pip")
-pw_cpu=$(median <"$w/pwcpu") im_cpu=$(median <"$w/imcpu")
-echo "distributions: $count (one real pip-installed dist-info, copied)"
-printf '%-44s %9s ms  (first read %s ms)\n' "pyward dist-info reader (C), median" "$(ms "$pw_med")" "$(ms "$(head -n 1 "$w/pw")")"
+pw_med=$(median <"$w/pw.wall") im_med=$(median <"$w/im.wall") pip_med=$(median <"$w/pip")
+pw_cpu=$(median <"$w/pw.cpu") im_cpu=$(median <"$w/im.cpu")
+pw_first=$(median <"$w/pw.first") im_first=$(median <"$w/im.first")
+echo "distributions: $count (one real pip-installed dist-info, copied; $with_url with direct_url.json)"
+echo "load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg); nice $(nice)"
+echo "$rounds rounds of $runs reads, alternating; medians over every read (first reads: median of the rounds' first)"
+printf '%-44s %9s ms  (first read %s ms)\n' "pyward dist-info reader (C), median" "$(ms "$pw_med")" "$(ms "$pw_first")"
 printf '%-44s %9s ms  (first read %s ms)  ratio %s\n' "importlib.metadata, same fields, median" "$(ms "$im_med")" \
-	"$(ms "$(head -n 1 "$w/im")")" "$(awk -v a="$pw_med" -v b="$im_med" 'BEGIN { printf "%.3f", a / b }')"
+	"$(ms "$im_first")" "$(awk -v a="$pw_med" -v b="$im_med" 'BEGIN { printf "%.3f", a / b }')"
+if [ -n "$base" ]; then
+	b_med=$(median <"$w/base.wall") b_cpu=$(median <"$w/base.cpu") b_first=$(median <"$w/base.first")
+	printf '%-44s %9s ms  (first read %s ms)  CPU %s ms; this / baseline: wall %s, CPU %s\n' "baseline reader ($base)" \
+		"$(ms "$b_med")" "$(ms "$b_first")" "$(ms "$b_cpu")" \
+		"$(awk -v a="$pw_med" -v b="$b_med" 'BEGIN { printf "%.3f", a / b }')" \
+		"$(awk -v a="$pw_cpu" -v b="$b_cpu" 'BEGIN { printf "%.3f", a / b }')"
+fi
 printf '%-44s %9s ms  CPU, importlib %s ms CPU  ratio %s\n' "pyward dist-info reader, CPU time, median" "$(ms "$pw_cpu")" \
 	"$(ms "$im_cpu")" "$(awk -v a="$pw_cpu" -v b="$im_cpu" 'BEGIN { printf "%.3f", a / b }')"
 printf '%-44s %9s ms  ratio %s\n' "pip list --path (whole process), median" "$(ms "$pip_med")" \

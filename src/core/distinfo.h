@@ -21,13 +21,14 @@ typedef struct pw_dist {
 	char *installer;  /* first line of INSTALLER; NULL when absent */
 	char *source;     /* direct_url.json's url ("editable " in front for -e); NULL when absent */
 	char *info_dir;   /* the *.dist-info folder's name, in site-packages */
-	int64_t stamp;    /* RECORD's inode and change time: a reinstall of the same version moves it */
+	int64_t stamp;    /* METADATA's inode and change time: a reinstall of the same version moves it */
 } pw_dist;
 
 typedef struct pw_distset {
-	pw_dist *items;   /* sorted by key */
+	pw_dist *items;   /* sorted by key; their strings belong to the set */
 	size_t count;
 	char *site;       /* the site-packages folder read; NULL when the environment has none */
+	struct pw_distinfo_strings *strings; /* owned: freed by pw_distset_clear */
 } pw_distset;
 
 /* The first lib/python*\/site-packages of an environment (or a runtime's

@@ -17,6 +17,7 @@
 #include "testlib.h"
 #include "undo.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,95 @@ static void test_read_and_diff(void **state)
 	tl_remove_tree(root);
 }
 
+/* What a hostile or odd site-packages holds is read safely: a FIFO under a
+ * file's name reads as empty (the read used to block on it for ever), a
+ * symlinked dist-info folder or file is not followed, Name and Version
+ * after a long header block are found, and hundreds of long names (more
+ * strings than one of the set's chunks holds) all come back intact. */
+static void hang_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "the dist-info read hung on a FIFO\n";
+	(void)!write(2, msg, sizeof msg - 1);
+	_exit(1);
+}
+
+static void test_read_hostile_and_large(void **state)
+{
+	(void)state;
+	char root[PATH_MAX], site[PATH_MAX], dir[PATH_MAX], outside[PATH_MAX], name[300];
+	make_env(root, sizeof root, site, sizeof site);
+	make_dist(site, "fifo-installer", "1.0", NULL, NULL);
+	tl_textf(dir, sizeof dir, "%s/fifo-installer-1.0.dist-info", site);
+	assert_int_equal(mkfifo(tl_path(dir, "INSTALLER"), 0600), 0);
+	assert_int_equal(mkfifo(tl_path(dir, "direct_url.json"), 0600), 0);
+	tl_textf(dir, sizeof dir, "%s/fifo-meta-1.0.dist-info", site);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkfifo(tl_path(dir, "METADATA"), 0600), 0);
+
+	/* a dist-info folder that is a link to one outside, and a linked INSTALLER */
+	tl_textf(outside, sizeof outside, "%s/outside", root);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	make_dist(outside, "elsewhere", "9.9", "evil", NULL);
+	tl_textf(dir, sizeof dir, "%s/elsewhere-9.9.dist-info", outside);
+	assert_int_equal(symlink(dir, tl_path(site, "elsewhere-9.9.dist-info")), 0);
+	make_dist(site, "linked-installer", "1.0", NULL, NULL);
+	tl_textf(dir, sizeof dir, "%s/linked-installer-1.0.dist-info", site);
+	assert_int_equal(symlink(tl_path(outside, "elsewhere-9.9.dist-info/INSTALLER"), tl_path(dir, "INSTALLER")), 0);
+
+	/* Name and Version after 6 KiB of other headers */
+	tl_textf(dir, sizeof dir, "%s/late-1.0.dist-info", site);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	size_t cap = 8192, len = 0;
+	char *meta = malloc(cap);
+	len += (size_t)snprintf(meta, cap, "Metadata-Version: 2.1\n");
+	while (len < 6144)
+		len += (size_t)snprintf(meta + len, cap - len, "Classifier: Programming Language :: Python :: 3\n");
+	snprintf(meta + len, cap - len, "Name: Late\nVersion: 1.0\n\nbody\n");
+	tl_write_text(tl_path(dir, "METADATA"), meta);
+	free(meta);
+
+	/* 300 names of 200 characters each: more strings than one chunk holds */
+	for (int i = 0; i < 300; i++) {
+		int n = snprintf(name, sizeof name, "long%03d_", i);
+		memset(name + n, 'x', 200 - (size_t)n);
+		name[200] = '\0';
+		make_dist(site, name, "2.0", "pip", i % 3 ? NULL : "{\"url\": \"https://example.invalid/a.whl\"}");
+	}
+
+	signal(SIGALRM, hang_alarm);
+	alarm(20);
+	pw_distset set = { 0 };
+	assert_null(pw_distinfo_read(root, &set));
+	alarm(0);
+	assert_int_equal(set.count, 300 + 3); /* fifo-installer, linked-installer, late */
+	const pw_dist *d = pw_distset_find(&set, "fifo-installer");
+	assert_non_null(d);
+	assert_null(d->installer);
+	assert_null(d->source);
+	assert_null(pw_distset_find(&set, "fifo-meta"));
+	assert_null(pw_distset_find(&set, "elsewhere"));
+	d = pw_distset_find(&set, "linked-installer");
+	assert_non_null(d);
+	assert_null(d->installer); /* not "evil" */
+	d = pw_distset_find(&set, "LATE");
+	assert_non_null(d);
+	assert_string_equal(d->version, "1.0");
+	for (int i = 0; i < 300; i++) {
+		int n = snprintf(name, sizeof name, "long%03d_", i);
+		memset(name + n, 'x', 200 - (size_t)n);
+		name[200] = '\0';
+		d = pw_distset_find(&set, name);
+		if (!d || strcmp(d->name, name) != 0 || strcmp(d->version, "2.0") != 0 || strcmp(d->installer, "pip") != 0)
+			fail_msg("distribution %d did not come back intact", i);
+		if (i % 3 == 0 ? !d->source || strcmp(d->source, "https://example.invalid/a.whl") != 0 : d->source != NULL)
+			fail_msg("distribution %d: wrong source", i);
+		assert_int_equal(strncmp(d->key, "long", 4), 0);
+	}
+	pw_distset_clear(&set);
+	tl_remove_tree(root);
+}
+
 static void test_record_line(void **state)
 {
 	(void)state;
@@ -342,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_version_order),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_read_and_diff),
+		cmocka_unit_test(test_read_hostile_and_large),
 		cmocka_unit_test(test_record_line),
 		cmocka_unit_test(test_record_check),
 		cmocka_unit_test(test_apt_lines_and_undo_plan),
