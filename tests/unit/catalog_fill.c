@@ -3,6 +3,7 @@
  * so the CLI's history command can be checked against it.
  * Usage: catalog_fill CATALOG_PATH [EXTRA_OPERATIONS]
  *        catalog_fill CATALOG_PATH --bulk N
+ *        catalog_fill CATALOG_PATH --open   (migrates an older file, adds nothing)
  * (extra operations, one attempt each, are for the benchmarks; --bulk
  * writes N operations with two attempts each in one transaction, with
  * package changes, for the million-row history bench)
@@ -185,8 +186,14 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[2], "--bulk") == 0)
 		return bulk(argv[1], strtol(argv[3], NULL, 10));
+	if (argc == 3 && strcmp(argv[2], "--open") == 0) { /* only open it for writing: an older file is migrated */
+		pw_catalog *c = NULL;
+		pw_err *e = pw_catalog_open(argv[1], PW_CATALOG_READ_WRITE, &c);
+		pw_catalog_close(&c);
+		return e ? fail(e) : 0;
+	}
 	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: catalog_fill CATALOG_PATH [EXTRA_OPERATIONS]\n");
+		fprintf(stderr, "usage: catalog_fill CATALOG_PATH [EXTRA_OPERATIONS | --bulk N | --open]\n");
 		return 2;
 	}
 	pw_catalog *c = NULL;

@@ -936,6 +936,165 @@ static void test_query_cancel(void **state)
 	pw_catalog_close(&c);
 }
 
+/* ---------------------------------------------------------------- --target on its index */
+
+/* What the catalog ran, caught through SQLite's trace: each statement's SQL
+ * and its virtual machine steps (the work done, whatever the machine's load). */
+typedef struct traced {
+	char *sql[16];
+	int count;
+	long long steps;
+	bool paused; /* while the test explains what was caught */
+} traced;
+
+static int on_profile(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)type;
+	(void)x;
+	traced *t = ctx;
+	sqlite3_stmt *st = p;
+	if (t->paused)
+		return 0;
+	t->steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+	if (t->count < 16)
+		t->sql[t->count++] = xstrdup(sqlite3_sql(st));
+	return 0;
+}
+
+/* Every line of the plans of what t caught, one per line. */
+static char *plans(sqlite3 *db, traced *t)
+{
+	char *all = xstrdup("");
+	t->paused = true;
+	for (int i = 0; i < t->count; i++) {
+		char *eqp = xasprintf("EXPLAIN QUERY PLAN %s", t->sql[i]);
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(db, eqp, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			char *next = xasprintf("%s%s\n", all, (const char *)sqlite3_column_text(st, 3));
+			free(all);
+			all = next;
+		}
+		sqlite3_finalize(st);
+		free(eqp);
+	}
+	t->paused = false;
+	return all;
+}
+
+static void traced_clear(traced *t)
+{
+	for (int i = 0; i < t->count; i++)
+		free(t->sql[i]);
+	t->count = 0;
+	t->steps = 0;
+}
+
+/* The ids SQLite itself gives for a substring of target, newest first. */
+static void expect_target_ids(pw_catalog *c, const pw_op_filter *f, int limit, traced *t)
+{
+	if (t)
+		t->paused = true; /* only the catalog's own statements are caught */
+	sqlite3 *db = pw_catalog_db(c);
+	char *keyset = f->before_started ? sqlite3_mprintf(" AND (started_at, id) < (%Q, %lld)", f->before_started,
+							     (long long)f->before_id)
+					 : sqlite3_mprintf("%s", "");
+	char *sql = sqlite3_mprintf("SELECT id FROM operations WHERE instr(target, %Q) > 0%s%s"
+				    " ORDER BY started_at DESC, id DESC LIMIT %d", f->target, keyset,
+				    f->kind ? " AND kind = 'venv.install'" : "", limit);
+	sqlite3_free(keyset);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	int64_t want[64];
+	int n = 0;
+	while (n < 64 && sqlite3_step(st) == SQLITE_ROW)
+		want[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	if (t)
+		t->paused = false;
+	pw_op_list l = query(c, f);
+	assert_int_equal(l.count, n);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(l.items[i].id, want[i]);
+	pw_op_list_clear(&l);
+}
+
+/* history --target TEXT reads the target index (schema 6), not every
+ * operation: a text no target contains costs a walk over the distinct
+ * targets; one that some contain reads those targets' rows newest first,
+ * merged; and the answers are the same as a scan's. */
+static void test_target_indexed(void **state)
+{
+	fixture *f = *state;
+	pw_catalog *c = open_rw(f->path);
+	sqlite3 *db = pw_catalog_db(c);
+	done(c, "venv.install", "/srv/ws0/.venv", PW_OUTCOME_OK);
+	/* 4000 operations over 40 environments, a minute apart */
+	assert_int_equal(sqlite3_exec(db,
+				      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3999) "
+				      "INSERT INTO operations (kind, target, args, started_at, finished_at, outcome, user, "
+				      "uid, host, pid, pyward_version, duration_ms) SELECT kind, '/srv/ws' || (i % 40) || '/.venv', "
+				      "args, strftime('%Y-%m-%dT%H:%M:%S.000Z', 1767225600 + i * 60, 'unixepoch'), finished_at, "
+				      "outcome, user, uid, host, pid, pyward_version, duration_ms "
+				      "FROM n, (SELECT * FROM operations WHERE id = 1)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	traced t = { 0 };
+	sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, &t);
+
+	/* nothing contains it: the target index is walked, no operation read */
+	pw_op_filter none = { .target = "nosuch", .limit = -1 };
+	pw_op_list l = query(c, &none);
+	assert_int_equal(l.count, 0);
+	pw_op_list_clear(&l);
+	char *plan = plans(db, &t);
+	if (!strstr(plan, "INDEX operations_target") || strstr(plan, "SCAN o") || strstr(plan, "SCAN operations"))
+		fail_msg("--target nosuch is not answered from the target index:\n%s", plan);
+	/* 41 probes take about 1,500 steps; reading the 4001 rows took 20,010 */
+	if (t.steps > 8000)
+		fail_msg("--target nosuch took %lld virtual machine steps over 4001 operations:\n%s", t.steps, plan);
+	free(plan);
+	traced_clear(&t);
+
+	/* one target: its own rows, newest first, off the index, no sort */
+	pw_op_filter one = { .target = "/ws7/", .limit = 5 };
+	expect_target_ids(c, &one, 5, &t);
+	plan = plans(db, &t);
+	if (!strstr(plan, "SEARCH o USING INDEX operations_target (target=?") || strstr(plan, "TEMP B-TREE"))
+		fail_msg("--target /ws7/ does not read its target's rows in order off the index:\n%s", plan);
+	free(plan);
+	traced_clear(&t);
+
+	/* eleven targets (ws1, ws10-ws19): merged in time order, each arm off the index */
+	pw_op_filter some = { .target = "ws1", .limit = 10 };
+	expect_target_ids(c, &some, 10, &t);
+	plan = plans(db, &t);
+	if (!strstr(plan, "MERGE (UNION ALL)") || strstr(plan, "TEMP B-TREE") || strstr(plan, "SCAN o"))
+		fail_msg("--target ws1 is not a merge of index walks:\n%s", plan);
+	if (t.steps > 8000)
+		fail_msg("--target ws1 --limit 10 took %lld steps", t.steps);
+	free(plan);
+	traced_clear(&t);
+	sqlite3_trace_v2(db, 0, NULL, NULL);
+
+	/* paging on (keyset), with other filters, and many targets (the time index) */
+	pw_op_filter page2 = { .target = "ws1", .limit = 10, .before_started = "2026-01-03T12:00:00.000Z",
+			       .before_id = 2000 };
+	expect_target_ids(c, &page2, 10, NULL);
+	pw_op_filter kind = { .target = "ws3", .kind = "venv.install", .limit = 7 };
+	expect_target_ids(c, &kind, 7, NULL); /* every row's kind is venv.install */
+	pw_op_filter many = { .target = "/srv/", .limit = 12 };
+	expect_target_ids(c, &many, 12, NULL);
+	pw_catalog_close(&c);
+
+	/* read-only, the same answers */
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_ONLY, &c));
+	expect_target_ids(c, &some, 10, NULL);
+	expect_target_ids(c, &none, 0, NULL);
+	pw_catalog_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -955,6 +1114,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_newest_first_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_derived_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_query_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_target_indexed, setup, teardown),
 		cmocka_unit_test(test_actor_current),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_creators, setup, teardown),
