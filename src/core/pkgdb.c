@@ -240,7 +240,7 @@ pw_err *pw_pkgwatch_end(pw_pkgwatch *w, pw_catalog *c, int64_t op, pw_pkg_change
 	pw_distset after = { 0 };
 	pw_err *e = NULL;
 	if (w->armed) {
-		e = pw_distinfo_read(w->env, &after);
+		e = pw_distinfo_reread(w->env, &w->before, &after);
 		if (!e)
 			pw_pkgdiff(&w->before, &after, &ch);
 		if (!e)

@@ -122,6 +122,7 @@ static void test_read_and_diff(void **state)
 	assert_string_equal(b->source, "editable file:///src/beta");
 	assert_null(pw_distset_find(&before, "broken"));
 
+	tl_sleep_ms(30); /* past the kernel's coarse timestamps: "same" gets a new change time */
 	/* upgrade alpha, downgrade beta, remove gamma, install delta, reinstall same */
 	tl_remove_tree(tl_path(site, "Alpha_Pkg-1.0.dist-info"));
 	make_dist(site, "Alpha_Pkg", "1.1", "pip", NULL);
@@ -299,6 +300,74 @@ static void test_read_hostile_and_large(void **state)
 	tl_remove_tree(root);
 }
 
+/* The read after an operation takes unchanged distributions from the read
+ * before it (same folder, same METADATA file and change time) and reads
+ * every other one: the changes come out as a full read gives them. */
+static void test_reread(void **state)
+{
+	(void)state;
+	char root[PATH_MAX], site[PATH_MAX], dir[PATH_MAX];
+	make_env(root, sizeof root, site, sizeof site);
+	make_dist(site, "up", "1.0", "pip", NULL);
+	make_dist(site, "again", "1.0", "pip", NULL);
+	make_dist(site, "kept", "1.0", "pip", "{\"url\": \"file:///src/kept\"}");
+	make_dist(site, "gone", "1.0", "pip", NULL);
+	pw_distset before = { 0 }, after = { 0 }, full = { 0 };
+	assert_null(pw_distinfo_read(root, &before));
+	assert_int_equal(before.count, 4);
+	/* a reinstall is told by METADATA's inode and change time: let the
+	 * clock tick past the kernel's coarse timestamps, as pip's run does */
+	tl_sleep_ms(30);
+
+	tl_remove_tree(tl_path(site, "up-1.0.dist-info"));
+	make_dist(site, "up", "1.1", "pip", NULL);
+	tl_remove_tree(tl_path(site, "again-1.0.dist-info"));
+	make_dist(site, "again", "1.0", "uv", NULL);
+	tl_remove_tree(tl_path(site, "gone-1.0.dist-info"));
+	make_dist(site, "new", "0.1", "pip", NULL);
+	/* kept's INSTALLER swapped for a FIFO behind pip's back: a read that
+	 * opened it would find nothing there; METADATA is untouched */
+	tl_textf(dir, sizeof dir, "%s/kept-1.0.dist-info", site);
+	assert_int_equal(unlink(tl_path(dir, "INSTALLER")), 0);
+	assert_int_equal(mkfifo(tl_path(dir, "INSTALLER"), 0600), 0);
+
+	assert_null(pw_distinfo_reread(root, &before, &after));
+	assert_null(pw_distinfo_read(root, &full));
+	assert_int_equal(after.count, 4);
+	const pw_dist *k = pw_distset_find(&after, "kept");
+	assert_non_null(k);
+	assert_string_equal(k->installer, "pip"); /* taken from before: not opened again */
+	assert_string_equal(k->source, "file:///src/kept");
+	assert_int_equal(k->stamp, pw_distset_find(&before, "kept")->stamp);
+	assert_null(pw_distset_find(&full, "kept")->installer); /* a full read opens it */
+
+	pw_pkg_changes ch = { 0 };
+	pw_pkgdiff(&before, &after, &ch);
+	static const struct { const char *name, *action, *version; } want[] = {
+		{ "again", "reinstalled", "1.0" }, { "gone", "removed", NULL }, { "new", "installed", "0.1" },
+		{ "up", "upgraded", "1.1" },
+	};
+	assert_int_equal(ch.count, 4);
+	for (size_t i = 0; i < ch.count; i++) {
+		assert_string_equal(ch.items[i].name, want[i].name);
+		assert_string_equal(pw_pkg_action_name(ch.items[i].action), want[i].action);
+		if (want[i].version)
+			assert_string_equal(ch.items[i].new_version, want[i].version);
+	}
+	pw_pkg_changes_clear(&ch);
+	assert_string_equal(pw_distset_find(&after, "again")->installer, "uv");
+
+	/* the environment gone: nothing installed, as a full read says */
+	pw_distset none = { 0 };
+	tl_remove_tree(root);
+	assert_null(pw_distinfo_reread(root, &after, &none));
+	assert_int_equal(none.count, 0);
+	pw_distset_clear(&none);
+	pw_distset_clear(&before);
+	pw_distset_clear(&after);
+	pw_distset_clear(&full);
+}
+
 static void test_record_line(void **state)
 {
 	(void)state;
@@ -433,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_read_and_diff),
 		cmocka_unit_test(test_read_hostile_and_large),
+		cmocka_unit_test(test_reread),
 		cmocka_unit_test(test_record_line),
 		cmocka_unit_test(test_record_check),
 		cmocka_unit_test(test_apt_lines_and_undo_plan),
