@@ -491,6 +491,12 @@ static void test_apt_lines_and_undo_plan(void **state)
 	assert_int_equal(p.drift_count, 3); /* b, c and d are not as the operation left them */
 	assert_non_null(strstr(p.drift[0], "b: the operation left 1.1, now 1.2"));
 	pw_undo_plan_clear(&p);
+	for (int i = 0; i < 4; i++) { /* made here, not by a read: the set's clear does not own them */
+		free(now.items[i].name);
+		free(now.items[i].key);
+		free(now.items[i].version);
+		free(now.items[i].info_dir);
+	}
 	pw_distset_clear(&now);
 	pw_pkg_changes_clear(&ch);
 }
