@@ -1,6 +1,7 @@
 /* Fuzz target: a dist-info folder's METADATA head, INSTALLER and
  * direct_url.json (the input split at its first two NUL bytes), read
- * through pw_distinfo_read_site from a private temporary site-packages. */
+ * through pw_distinfo_read from a private temporary environment, then read
+ * again with pw_distinfo_reread, which must agree (nothing changed). */
 /* sources: distinfo.c pkgname.c pkgdiff.c err.c redact.c xalloc.c */
 #include "config.h"
 
@@ -18,8 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char site[64];
-static char info[128];
+static char env[64];
+static char site[128];
+static char info[192];
 
 static void put(const char *name, const char *bytes, size_t n)
 {
@@ -35,9 +37,18 @@ static void put(const char *name, const char *bytes, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!site[0]) {
-		snprintf(site, sizeof site, "/tmp/pw-fuzz-distinfo.XXXXXX");
-		if (!mkdtemp(site))
+	if (!env[0]) {
+		snprintf(env, sizeof env, "/tmp/pw-fuzz-distinfo.XXXXXX");
+		if (!mkdtemp(env))
+			abort();
+		snprintf(site, sizeof site, "%s/lib", env);
+		if (mkdir(site, 0700) != 0)
+			abort();
+		snprintf(site, sizeof site, "%s/lib/python3.11", env);
+		if (mkdir(site, 0700) != 0)
+			abort();
+		snprintf(site, sizeof site, "%s/lib/python3.11/site-packages", env);
+		if (mkdir(site, 0700) != 0)
 			abort();
 		snprintf(info, sizeof info, "%s/x-1.0.dist-info", site);
 		if (mkdir(info, 0700) != 0)
@@ -57,12 +68,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put("METADATA", parts[0], lens[0]);
 	put("INSTALLER", parts[1] ? parts[1] : "", lens[1]);
 	put("direct_url.json", parts[2] ? parts[2] : "", lens[2]);
-	pw_distset before = { 0 }, after = { 0 };
-	pw_err *e = pw_distinfo_read_site(site, &before);
+	pw_distset before = { 0 }, after = { 0 }, again = { 0 };
+	pw_err *e = pw_distinfo_read(env, &before);
 	if (e) {
 		pw_err_free(e);
 		return 0;
 	}
+	e = pw_distinfo_reread(env, &before, &again);
+	if (e || again.count != before.count)
+		abort(); /* the second read of an unchanged folder finds what the first did */
+	for (size_t i = 0; i < before.count; i++) {
+		const pw_dist *a = &before.items[i], *b = &again.items[i];
+		if (strcmp(a->name, b->name) || strcmp(a->version, b->version) || strcmp(a->key, b->key) ||
+		    a->stamp != b->stamp || !a->installer != !b->installer || !a->source != !b->source ||
+		    (a->installer && strcmp(a->installer, b->installer)) || (a->source && strcmp(a->source, b->source)))
+			abort();
+	}
+	pw_distset_clear(&again);
 	for (size_t i = 0; i < before.count; i++)
 		if (!pw_distset_find(&before, before.items[i].name))
 			abort(); /* a distribution read is found again by its own name */
