@@ -29,6 +29,7 @@ typedef struct history_args {
 	const char *format;
 	const char *index;
 	const char *proxy;
+	unsigned given; /* the options given, one bit per history_takes entry */
 } history_args;
 
 enum { OPT_KIND = 0x200, OPT_TARGET, OPT_OUTCOME, OPT_SINCE, OPT_LIMIT, OPT_PACKAGE, OPT_DRY_RUN, OPT_FORCE,
@@ -49,6 +50,36 @@ static const struct option history_longopts[] = {
 	{ "proxy", required_argument, NULL, OPT_PROXY },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* Which verb takes which option ("list" is history without a verb); any
+ * other is refused with exit 2 (an option silently ignored would let a
+ * user believe it applied: `history show 5 --kind x`, `export --before`). */
+static const struct {
+	int code;
+	const char *verbs; /* " verb verb " */
+} history_takes[] = {
+	{ OPT_KIND, " list " },       { OPT_TARGET, " list " },      { OPT_OUTCOME, " list " },
+	{ OPT_PACKAGE, " list " },    { OPT_LIMIT, " list " },       { OPT_SINCE, " list export " },
+	{ OPT_DRY_RUN, " undo " },    { OPT_FORCE, " undo " },       { OPT_INDEX, " undo " },
+	{ OPT_PROXY, " undo " },      { OPT_FORMAT, " export " },    { OPT_BEFORE, " prune " },
+};
+#define HISTORY_TAKES (sizeof history_takes / sizeof history_takes[0])
+
+/* The first option given that verb does not take ("kind"), or NULL. */
+static const char *option_not_taken(const history_args *h, const char *verb)
+{
+	char *key = xasprintf(" %s ", verb);
+	const char *bad = NULL;
+	for (size_t i = 0; i < HISTORY_TAKES && !bad; i++) {
+		if (!(h->given & (1u << i)) || strstr(history_takes[i].verbs, key))
+			continue;
+		for (const struct option *o = history_longopts; !bad && o->name; o++)
+			if (o->val == history_takes[i].code)
+				bad = o->name;
+	}
+	free(key);
+	return bad;
+}
 
 /* Accept YYYY-MM-DD, optionally followed by THH:MM[:SS[.mmm]][Z] or a space form. */
 static bool valid_since(const char *s)
@@ -90,6 +121,9 @@ static int parse_limit(pw_cli *cli, const char *arg, int *out)
 static int handle_option(int code, const char *arg, void *ud)
 {
 	history_args *h = ud;
+	for (size_t i = 0; i < HISTORY_TAKES; i++)
+		if (history_takes[i].code == code)
+			h->given |= 1u << i;
 	switch (code) {
 	case OPT_KIND: h->filter.kind = arg; return 0;
 	case OPT_TARGET: h->filter.target = arg; return 0;
@@ -543,9 +577,22 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 	if (first < 0)
 		return PW_EXIT_USAGE;
 	int nops = argc - first;
+	const char *sub = nops ? argv[first] : "list";
+	static const char *const verbs[] = { "show", "undo", "export", "prune" };
+	bool known = nops == 0;
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		known = known || strcmp(sub, verbs[i]) == 0;
+	const char *extra = known ? option_not_taken(&h, sub) : NULL;
+	if (extra && nops == 0) {
+		pw_cli_usage_error(cli, _("'history' without a verb lists operations and does not take --%s"), extra);
+		return PW_EXIT_USAGE;
+	}
+	if (extra) {
+		pw_cli_usage_error(cli, _("'history %s' does not take --%s"), sub, extra);
+		return PW_EXIT_USAGE;
+	}
 	if (nops == 0)
 		return list_operations(cli, &h.filter);
-	const char *sub = argv[first];
 	if (strcmp(sub, "show") == 0 && nops == 2)
 		return show_operation(cli, argv[first + 1]);
 	if (strcmp(sub, "undo") == 0 && nops == 2)
@@ -573,5 +620,32 @@ const pw_cmd pw_cmd_history = {
 		    "       pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL] [--json]\n"
 		    "       pyward history export [--since DATE] [--format jsonl|csv]\n"
 		    "       pyward history prune --before DATE [--yes] [--json]"),
+	.help = N_("Usage:\n"
+		   "  pyward history [--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE]\n"
+		   "                 [--limit N|all]\n"
+		   "  pyward history show ID\n"
+		   "  pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL]\n"
+		   "  pyward history export [--since DATE] [--format jsonl|csv]\n"
+		   "  pyward history prune --before DATE [--yes]\n"
+		   "\n"
+		   "Options:\n"
+		   "  --kind K              list: operations of this kind, or of the kinds it starts\n"
+		   "                        when it ends in '.' or '*' (venv.)\n"
+		   "  --target T            list: operations whose target contains T\n"
+		   "  --outcome O           list: ok, failed, refused, timed-out, cancelled, interrupted\n"
+		   "                        or running\n"
+		   "  --package NAME        list: operations that changed this package\n"
+		   "  --since DATE          list, export: started at or after this UTC date\n"
+		   "                        (2026-12-01 or 2026-12-01T08:00)\n"
+		   "  --limit N|all         list: at most N operations, newest first (default 50)\n"
+		   "  --dry-run             undo: show what it would change, change nothing\n"
+		   "  --force               undo: go ahead although later changes are in the way\n"
+		   "  --index URL           undo: this package index for what is installed again\n"
+		   "  --proxy URL           undo: through this proxy\n"
+		   "  --format jsonl|csv    export: one JSON object a line (default), or CSV\n"
+		   "  --before DATE         prune: delete the operations started before this UTC date\n"
+		   "\n"
+		   "--json prints the results of the list, show, undo and prune as JSON.\n"
+		   "A verb refuses an option it does not take (exit status 2)."),
 	.run = run_history,
 };

@@ -169,28 +169,6 @@ static void print_op(const pw_op_rec *op, const pw_attempt_list *att)
 	}
 }
 
-/* The job's operations with their attempts: printed, or as JSON when ops is not NULL. */
-static pw_err *job_operations(pw_catalog *cat, int64_t job, json_t *ops)
-{
-	int64_t *ids = NULL;
-	size_t n = 0;
-	pw_err *e = pw_jobs_operations(cat, job, &ids, &n);
-	for (size_t i = 0; !e && i < n; i++) {
-		pw_op_rec op = { 0 };
-		pw_attempt_list att = { 0 };
-		e = pw_catalog_op_get(cat, ids[i], &op, &att);
-		if (!e && ops) {
-			json_array_append_new(ops, pw_json_job_operation(&op, &att));
-		} else if (!e) {
-			print_op(&op, &att);
-		}
-		pw_op_rec_clear(&op);
-		pw_attempt_list_clear(&att);
-	}
-	free(ids);
-	return e;
-}
-
 static void print_job(const pw_job_rec *r)
 {
 	char dur[16];
@@ -221,33 +199,24 @@ static void print_job(const pw_job_rec *r)
 
 static int show_job(pw_cli *cli, const char *id_text)
 {
-	pw_catalog *cat = NULL;
-	pw_job_rec r = { 0 };
-	char *tail = NULL;
-	pw_err *e = get_job(cli, id_text, &cat, &r, false);
+	int64_t id = 0;
+	pw_op_job_show_result r = { 0 };
+	pw_err *e = parse_id(id_text, &id);
 	if (!e)
-		pw_err_free(pw_jobs_log_tail(r.log_path, SHOW_LOG_LINES, &tail)); /* a log may be gone */
+		e = pw_op_job_show(&cli->ctx, id, SHOW_LOG_LINES, &r);
 	if (!e && cli->json) {
-		json_t *ops = json_array(), *j = pw_json_job(&r);
-		e = job_operations(cat, r.id, ops);
-		json_object_set_new(j, "operations", ops);
-		json_object_set_new(j, "log_tail", pw_json_str(tail));
-		if (!e)
-			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", j));
-		else
-			json_decref(j);
+		pw_render_json(stdout, pw_op_job_show_json(&r));
 	} else if (!e) {
-		print_job(&r);
+		print_job(&r.job);
 		printf(_("  operations and attempts:\n"));
-		e = job_operations(cat, r.id, NULL);
-		if (tail && *tail) {
+		for (size_t i = 0; i < r.operation_count; i++)
+			print_op(&r.operations[i].op, &r.operations[i].attempts);
+		if (r.log_tail && *r.log_tail) {
 			printf(_("  log (last %d lines):\n"), SHOW_LOG_LINES);
-			pw_render_indented(tail, "    ");
+			pw_render_indented(r.log_tail, "    ");
 		}
 	}
-	free(tail);
-	pw_job_rec_clear(&r);
-	pw_catalog_close(&cat);
+	pw_op_job_show_clear(&r);
 	return e ? pw_cli_fail(cli, e) : 0;
 }
 
@@ -447,14 +416,51 @@ static const struct option jobs_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Which verb takes which option; any other is refused with exit 2 (an
+ * option silently ignored would let a user believe it applied). */
+static const struct {
+	int code;
+	const char *verbs; /* " verb verb " */
+} jobs_takes[] = {
+	{ OPT_FOLLOW, " log " },
+};
+#define JOBS_TAKES (sizeof jobs_takes / sizeof jobs_takes[0])
+
+typedef struct jobs_args {
+	bool follow;
+	unsigned given; /* one bit per jobs_takes entry */
+} jobs_args;
+
 static int handle_option(int code, const char *arg, void *ud)
 {
 	(void)arg;
-	if (code == OPT_FOLLOW || code == 'f') {
-		*(bool *)ud = true;
+	jobs_args *a = ud;
+	if (code == 'f')
+		code = OPT_FOLLOW;
+	for (size_t i = 0; i < JOBS_TAKES; i++)
+		if (jobs_takes[i].code == code)
+			a->given |= 1u << i;
+	if (code == OPT_FOLLOW) {
+		a->follow = true;
 		return 0;
 	}
 	return 2;
+}
+
+/* The first option given that verb does not take ("follow"), or NULL. */
+static const char *option_not_taken(const jobs_args *a, const char *verb)
+{
+	char *key = xasprintf(" %s ", verb);
+	const char *bad = NULL;
+	for (size_t i = 0; i < JOBS_TAKES && !bad; i++) {
+		if (!(a->given & (1u << i)) || strstr(jobs_takes[i].verbs, key))
+			continue;
+		for (const struct option *o = jobs_longopts; !bad && o->name; o++)
+			if (o->val == jobs_takes[i].code)
+				bad = o->name;
+	}
+	free(key);
+	return bad;
 }
 
 static int one_id(pw_cli *cli, const char *sub, int nops)
@@ -467,39 +473,44 @@ static int one_id(pw_cli *cli, const char *sub, int nops)
 
 static int run_jobs(pw_cli *cli, int argc, char **argv)
 {
-	bool follow = false;
-	int first = pw_cli_parse_command(cli, &pw_cmd_jobs, argc, argv, "f", jobs_longopts, handle_option, &follow);
+	jobs_args a = { 0 };
+	int first = pw_cli_parse_command(cli, &pw_cmd_jobs, argc, argv, "f", jobs_longopts, handle_option, &a);
 	if (first == -2)
 		return 0;
 	if (first < 0)
 		return PW_EXIT_USAGE;
-	pw_err *e = pw_cli_prepare(cli);
-	if (e)
-		return pw_cli_fail(cli, e);
 	const char *sub = first < argc ? argv[first] : "list";
 	int nops = first < argc ? argc - first - 1 : 0;
 	char **ops = argv + first + 1;
-	if (strcmp(sub, "list") == 0) {
-		if (!nops)
-			return list_jobs(cli);
+	static const char *const subs[] = { "list", "show", "log", "wait", "cancel" };
+	size_t verb = 0;
+	while (verb < sizeof subs / sizeof subs[0] && strcmp(sub, subs[verb]) != 0)
+		verb++;
+	if (verb == sizeof subs / sizeof subs[0]) {
+		pw_cli_usage_error(cli, _("unknown jobs subcommand '%s' (use list, show, log, wait or cancel)"), sub);
+		return PW_EXIT_USAGE;
+	}
+	const char *extra = option_not_taken(&a, sub);
+	if (extra) {
+		pw_cli_usage_error(cli, _("'jobs %s' does not take --%s"), sub, extra);
+		return PW_EXIT_USAGE;
+	}
+	if (verb == 0 && nops) {
 		pw_cli_usage_error(cli, _("'jobs list' takes no arguments"));
 		return PW_EXIT_USAGE;
 	}
-	static const char *const subs[] = { "show", "log", "wait", "cancel" };
-	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-		if (strcmp(sub, subs[i]) != 0)
-			continue;
-		if (one_id(cli, sub, nops))
-			return PW_EXIT_USAGE;
-		switch (i) {
-		case 0: return show_job(cli, ops[0]);
-		case 1: return show_log(cli, ops[0], follow);
-		case 2: return wait_job(cli, ops[0]);
-		default: return cancel_job(cli, ops[0]);
-		}
+	if (verb > 0 && one_id(cli, sub, nops))
+		return PW_EXIT_USAGE;
+	pw_err *e = pw_cli_prepare(cli);
+	if (e)
+		return pw_cli_fail(cli, e);
+	switch (verb) {
+	case 0: return list_jobs(cli);
+	case 1: return show_job(cli, ops[0]);
+	case 2: return show_log(cli, ops[0], a.follow);
+	case 3: return wait_job(cli, ops[0]);
+	default: return cancel_job(cli, ops[0]);
 	}
-	pw_cli_usage_error(cli, _("unknown jobs subcommand '%s' (use list, show, log, wait or cancel)"), sub);
-	return PW_EXIT_USAGE;
 }
 
 const pw_cmd pw_cmd_jobs = {
@@ -510,5 +521,17 @@ const pw_cmd pw_cmd_jobs = {
 		    "       pyward jobs log ID [--follow]\n"
 		    "       pyward jobs wait ID\n"
 		    "       pyward jobs cancel ID"),
+	.help = N_("Usage:\n"
+		   "  pyward jobs [list]\n"
+		   "  pyward jobs show ID\n"
+		   "  pyward jobs log ID [--follow]\n"
+		   "  pyward jobs wait ID\n"
+		   "  pyward jobs cancel ID\n"
+		   "\n"
+		   "Options:\n"
+		   "  -f, --follow          log: keep printing what the job writes until it ends\n"
+		   "\n"
+		   "wait gives up after --timeout SECONDS (exit status 4); the job goes on.\n"
+		   "A verb refuses an option it does not take (exit status 2)."),
 	.run = run_jobs,
 };

@@ -217,19 +217,16 @@ pw_err *pw_op_job_leave(const pw_ops_ctx *ctx, pw_op_job_here *here, int rc, pw_
 
 /* ---------------------------------------------------------------- show */
 
-static pw_err *operations(pw_catalog *cat, int64_t job, json_t *out)
+static pw_err *operations(pw_catalog *cat, int64_t job, pw_op_job_show_result *r)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
 	pw_err *e = pw_jobs_operations(cat, job, &ids, &n);
+	if (!e && n)
+		r->operations = xcalloc(n, sizeof *r->operations);
 	for (size_t i = 0; !e && i < n; i++) {
-		pw_op_rec op = { 0 };
-		pw_attempt_list att = { 0 };
-		e = pw_catalog_op_get(cat, ids[i], &op, &att);
-		if (!e)
-			json_array_append_new(out, pw_json_job_operation(&op, &att));
-		pw_op_rec_clear(&op);
-		pw_attempt_list_clear(&att);
+		pw_op_job_operation *o = &r->operations[r->operation_count++];
+		e = pw_catalog_op_get(cat, ids[i], &o->op, &o->attempts);
 	}
 	free(ids);
 	return e;
@@ -238,7 +235,6 @@ static pw_err *operations(pw_catalog *cat, int64_t job, json_t *out)
 pw_err *pw_op_job_show(const pw_ops_ctx *ctx, int64_t id, int log_lines, pw_op_job_show_result *r)
 {
 	memset(r, 0, sizeof *r);
-	r->operations = json_array();
 	pw_catalog *cat = NULL;
 	pw_err *e = pw_ops_catalog_ro(ctx, &cat);
 	if (!e)
@@ -246,15 +242,17 @@ pw_err *pw_op_job_show(const pw_ops_ctx *ctx, int64_t id, int log_lines, pw_op_j
 	if (!e)
 		pw_err_free(pw_jobs_log_tail(r->job.log_path, log_lines, &r->log_tail)); /* a log may be gone */
 	if (!e)
-		e = operations(cat, id, r->operations);
+		e = operations(cat, id, r);
 	pw_catalog_close(&cat);
 	return e;
 }
 
 json_t *pw_op_job_show_json(const pw_op_job_show_result *r)
 {
-	json_t *j = pw_json_job(&r->job);
-	json_object_set(j, "operations", r->operations);
+	json_t *j = pw_json_job(&r->job), *ops = json_array();
+	for (size_t i = 0; i < r->operation_count; i++)
+		json_array_append_new(ops, pw_json_job_operation(&r->operations[i].op, &r->operations[i].attempts));
+	json_object_set_new(j, "operations", ops);
 	json_object_set_new(j, "log_tail", pw_json_str(r->log_tail));
 	return json_pack("{s:i,s:o}", "schema", 1, "job", j);
 }
@@ -262,8 +260,13 @@ json_t *pw_op_job_show_json(const pw_op_job_show_result *r)
 void pw_op_job_show_clear(pw_op_job_show_result *r)
 {
 	pw_job_rec_clear(&r->job);
-	json_decref(r->operations);
+	for (size_t i = 0; i < r->operation_count; i++) {
+		pw_op_rec_clear(&r->operations[i].op);
+		pw_attempt_list_clear(&r->operations[i].attempts);
+	}
+	free(r->operations);
 	r->operations = NULL;
+	r->operation_count = 0;
 	free(r->log_tail);
 	r->log_tail = NULL;
 }

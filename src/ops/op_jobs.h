@@ -52,9 +52,18 @@ pw_err *pw_op_job_enter(pw_ops_ctx *ctx, pw_op_job_here *here);
 /* Record the job's end with exit status rc; *out: the finished record. */
 pw_err *pw_op_job_leave(const pw_ops_ctx *ctx, pw_op_job_here *here, int rc, pw_job_rec *out);
 
+/* One of a job's operations with its attempts, as recorded. */
+typedef struct pw_op_job_operation {
+	pw_op_rec op;
+	pw_attempt_list attempts;
+} pw_op_job_operation;
+
+/* A job as `jobs show` and job_status show it: read in one walk of the
+ * catalog; front ends render these records (text) or the JSON below. */
 typedef struct pw_op_job_show_result {
 	pw_job_rec job;
-	json_t *operations;  /* array */
+	pw_op_job_operation *operations; /* oldest first */
+	size_t operation_count;
 	char *log_tail;      /* or NULL when the log is gone */
 } pw_op_job_show_result;
 

@@ -5,7 +5,7 @@
 # each option a line saying what it does.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 24
+plan 34
 
 run help --help
 is "$RC" 0 "help --help exits 0"
@@ -52,3 +52,56 @@ like "$ERR" "^pyward: hint: 'pyward --help' lists the commands" "an unknown comm
 run --box-root "$WORLD/box" venv discover --depth 99
 like "$ERR" "^pyward: error: --depth needs a number" "an option's usage error has the same prefix"
 unlike "$ERR" "Try '" "no second style of pointer"
+
+# ---- jobs and history: each verb refuses, with exit 2 and the option's name, an option it does not take
+bad="" n=0
+for combo in "--follow" "list --follow" "show 1 --follow" "wait 1 --follow" "cancel 1 --follow" "show 1 -f"; do
+	# shellcheck disable=SC2086
+	run --box-root "$WORLD/box" -C "$WORLD" jobs $combo
+	n=$((n + 1))
+	if [ "$RC" != 2 ] || ! printf '%s' "$ERR" | grep -q -- "does not take --follow"; then bad="$bad [jobs $combo: $RC]"; fi
+done
+is "$bad" "" "each jobs verb but log refuses --follow (-f), exit 2 ($n forms)"
+run --box-root "$WORLD/box" -C "$WORLD" jobs log 999 --follow
+unlike "$ERR" "does not take" "jobs log takes --follow"
+history_takes() {
+	case "$1:$2" in
+	list:kind | list:target | list:outcome | list:package | list:limit | list:since | export:since) return 0 ;;
+	undo:dry-run | undo:force | undo:index | undo:proxy | export:format | prune:before) return 0 ;;
+	esac
+	return 1
+}
+bad="" n=0
+for verb in list show undo export prune; do
+	for opt in kind=k target=t outcome=ok package=p limit=5 since=2026-01-01 dry-run force \
+		index=http://127.0.0.1:9/ proxy=http://127.0.0.1:9/ format=csv before=2026-01-01; do
+		name=${opt%%=*}
+		history_takes "$verb" "$name" && continue
+		case $verb in
+		list) words="" ;;
+		show | undo) words="$verb 1" ;;
+		*) words=$verb ;;
+		esac
+		# shellcheck disable=SC2086
+		run --box-root "$WORLD/box" -C "$WORLD" history $words "--$opt"
+		n=$((n + 1))
+		if [ "$RC" != 2 ] || ! printf '%s' "$ERR" | grep -q -- "does not take --$name"; then bad="$bad [history $words --$opt: $RC]"; fi
+	done
+done
+is "$bad" "" "each history verb (and the list) refuses each option it does not take, exit 2 ($n pairs)"
+is "$n" "47" "47 history pairs tried"
+run --box-root "$WORLD/box" -C "$WORLD" history --kind venv. --since 2026-01-01 --limit 5
+is "$RC" 0 "the list still takes its filters"
+run --box-root "$WORLD/box" -C "$WORLD" history export --since 2026-01-01 --format csv
+is "$RC" 0 "export still takes --since and --format"
+
+run jobs --help
+like "$OUT" "^  pyward jobs log ID \\[--follow\\]" "jobs --help: a usage line per verb"
+like "$OUT" "^  -f, --follow +log: " "and --follow's line says which verb takes it"
+run history --help
+missing=""
+for opt in kind target outcome package since limit dry-run force index proxy format before; do
+	printf '%s\n' "$OUT" | grep -Eq -- "^  --$opt( |$)" || missing="$missing --$opt"
+done
+is "$missing" "" "history --help: every option has its own line"
+like "$OUT" "^  pyward history undo ID " "and every verb its usage line"
