@@ -620,6 +620,10 @@ static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 			   .cancel = o->cancel, .cap_bytes = 64 * 1024 };
 	pw_run_result *res = NULL;
 	pw_err *e = pw_run(&ro, &res);
+	/* Stopped by the cancel token (Ctrl-C, DELETE /api/jobs/ID, a server
+	 * stopping): the install was cancelled, the interpreter did not fail. */
+	if (!e && pw_run_result_status(res) == PW_RUN_CANCELLED)
+		e = pw_err_new(PW_ERR_CANCELLED, NULL, _("the install was cancelled while the new interpreter was probed"));
 	if (!e && (pw_run_result_status(res) != PW_RUN_EXITED || pw_run_result_exit_code(res) != 0))
 		e = pw_err_new(PW_ERR_FAILED, _("the archive may be for another platform or damaged"),
 			       _("the new interpreter failed its probe (%s): %s"), pw_run_result_describe(res),

@@ -21,10 +21,25 @@ mkdir -p "$WORLD/srv/rel/2" "$WORLD/re"
 tar -xzf "$ARCH" -C "$WORLD/re" && echo '# release 2' > "$WORLD/re/python/RELEASE2" &&
 	tar -czf "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" -C "$WORLD/re" python || skip_all "cannot make release 2"
 SHA2=$(sha256sum "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" | cut -d' ' -f1)
+# Release 3: never installed, only served slowly, so a download is under way
+# whenever a test stops its server. Release 4: its interpreter takes 30 s to
+# start (a sitecustomize that sleeps), so a cancel lands in the probe.
+mkdir -p "$WORLD/srv/rel/3" "$WORLD/srv/rel/4"
+echo '# release 3' > "$WORLD/re/python/RELEASE3" &&
+	tar -czf "$WORLD/srv/rel/3/cpython-fixture-install_only.tar.gz" -C "$WORLD/re" python || skip_all "cannot make release 3"
+SHA3=$(sha256sum "$WORLD/srv/rel/3/cpython-fixture-install_only.tar.gz" | cut -d' ' -f1)
+SIZE3=$(wc -c < "$WORLD/srv/rel/3/cpython-fixture-install_only.tar.gz" | tr -d ' ')
+rm -f "$WORLD/re/python/RELEASE3"
+for _d in "$WORLD"/re/python/lib/python3*/site-packages; do
+	printf 'import time\ntime.sleep(30)\n' > "$_d/sitecustomize.py"
+done
+tar -czf "$WORLD/srv/rel/4/cpython-fixture-install_only.tar.gz" -C "$WORLD/re" python || skip_all "cannot make release 4"
+SHA4=$(sha256sum "$WORLD/srv/rel/4/cpython-fixture-install_only.tar.gz" | cut -d' ' -f1)
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 write_pins "$WORLD/pins1.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
 write_pins "$WORLD/pins2.tsv" "$VER" 2 "https://localhost:$HTTPSD_PORT/rel/2/cpython-fixture-install_only.tar.gz" "$SHA2"
-write_pins "$WORLD/slow.tsv" "$VER" 3 "https://localhost:$HTTPSD_PORT/slow/100000/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
+write_pins "$WORLD/slow.tsv" "$VER" 3 "https://localhost:$HTTPSD_PORT/slow/100000/rel/3/cpython-fixture-install_only.tar.gz" "$SHA3" "$SIZE3"
+write_pins "$WORLD/pins4.tsv" "$VER" 4 "https://localhost:$HTTPSD_PORT/rel/4/cpython-fixture-install_only.tar.gz" "$SHA4"
 BOX="$WORLD/box"
 mkdir -p "$BOX"
 SOCK="$WORLD/api.sock"
@@ -56,7 +71,7 @@ install() {
 }
 ME=$(id -un)
 
-plan 36
+plan 43
 
 # ---- release 1, then release 2, each through the API
 serve one --pins "$WORLD/pins1.tsv"
@@ -115,6 +130,35 @@ is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; print(" ".
 	"ok ok" "both rollbacks are in the catalog"
 stop_serve "$TWO"
 
+# ---- a cancel that lands while the new interpreter is probed: cancelled,
+# not "failed" (the probe did not fail: it was stopped)
+serve probe --pins "$WORLD/pins4.tsv"
+PROBE=$SERVE_PID
+U POST /api/runtime/python/install --data '{"consent": true}'
+PJOB=$(J 'd["id"]')
+$CLIENT --unix "$SOCK" wait-stage "$PJOB" --stage probe >/dev/null 2>&1
+is "$?" 0 "an install reaches its probe (an interpreter that takes 30 s to start)"
+U DELETE "/api/jobs/$PJOB"
+$CLIENT --unix "$SOCK" follow "$PJOB" > "$WORLD/probe.sse" 2>&1
+is "$(tail -n 1 "$WORLD/probe.sse")" "final cancelled" "a cancel during the probe ends the job cancelled"
+run --box-root "$BOX" history --kind runtime.install --json
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+	"cancelled" "and its operation is recorded cancelled"
+ok "release 2 is still current" test -e "$BOX/runtime/python/current/RELEASE2"
+stop_serve "$PROBE"
+
+# ---- a job whose server is stopped (SIGTERM) mid-download: cancelled, on record
+serve stopped --pins "$WORLD/slow.tsv"
+STOPPED=$SERVE_PID
+U POST /api/runtime/python/install --data '{"consent": true}'
+TERMED=$(J 'd["id"]')
+$CLIENT --unix "$SOCK" wait-progress "$TERMED" >/dev/null 2>&1
+is "$?" 0 "a slow install is under way when the server gets SIGTERM"
+stop_serve "$STOPPED"
+run --box-root "$BOX" history --kind runtime.install --json
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+	"cancelled" "the server cancelled its job before it stopped"
+
 # ---- a job whose server is killed mid-download: interrupted, not gone
 serve three --pins "$WORLD/slow.tsv"
 THREE=$SERVE_PID
@@ -132,6 +176,9 @@ is "$CODE" 200 "after the server was killed, its job still answers"
 is "$(J 'd["state"], d["error"]["code"], d["live"]')" "interrupted interrupted False" "as interrupted"
 like "$(J 'd["error"]["message"]')" "stopped before the job ended" "and says why"
 is "$(J 'd["finished_at"]')" "None" "with no end time (it never ended)"
+U GET "/api/jobs/$TERMED"
+is "$(J 'd["state"], d["error"]["code"], d["finished_at"] is not None')" "cancelled cancelled True" \
+	"the job of the server stopped with SIGTERM reads cancelled, with its end time"
 $CLIENT --unix "$SOCK" follow "$SLOW" > "$WORLD/slow.sse" 2>&1
 is "$(tail -n 1 "$WORLD/slow.sse")" "final interrupted" "the SSE client following it gets the interrupted result"
 run --box-root "$BOX" history --kind runtime.install --json

@@ -8,6 +8,9 @@
     api_client.py ... wait-progress JOB
         Read the stream until the first progress event with bytes done > 0;
         print its id. Exit 0 when one came.
+    api_client.py ... wait-stage JOB [--stage NAME]
+        Read the stream until the first progress event of stage NAME (default
+        probe); print its id. Exit 0 when one came.
 """
 import argparse
 import http.client
@@ -87,16 +90,27 @@ def wait_progress(args):
     return 1
 
 
+def wait_stage(args):
+    for eid, etype, data in events(args, args.job, 0):
+        if etype == "progress" and data.get("stage") == args.stage:
+            print(eid)
+            return 0
+        if etype == "result":
+            break
+    return 1
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--unix")
     p.add_argument("--tcp", type=int)
     p.add_argument("--token")
-    p.add_argument("command", choices=["follow", "wait-progress"])
+    p.add_argument("command", choices=["follow", "wait-progress", "wait-stage"])
     p.add_argument("job")
     p.add_argument("--last-event-id", type=int, default=0)
+    p.add_argument("--stage", default="probe")
     args = p.parse_args()
-    return follow(args) if args.command == "follow" else wait_progress(args)
+    return {"follow": follow, "wait-progress": wait_progress, "wait-stage": wait_stage}[args.command](args)
 
 
 if __name__ == "__main__":
