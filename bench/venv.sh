@@ -10,8 +10,18 @@
 # cache is written back (sync) before each timed run. Every run's time is
 # printed with the medians and the ratios. All environments go to the disk
 # that holds TMPDIR, beside the box (so pyward's pip files are hard links).
+# On a shared machine the bench raises its own priority to nice -5 when it
+# may (as root; BENCH_NICE=N for another value, BENCH_NICE= to leave it) so
+# the contestants are timed rather than the other users' work, and prints
+# the load average before and after the runs: wall times under load are
+# mostly waiting for a processor and the disk.
 # Usage: BUILD_DIR=_build bench/venv.sh [RUNS]
 set -eu
+want_nice=${BENCH_NICE--5}
+if [ -n "$want_nice" ] && [ "$(nice)" != "$want_nice" ]; then
+	renice -n "$want_nice" -p $$ >/dev/null 2>&1 || true
+fi
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 case $build in /*) ;; *) build=$here/$build ;; esac
@@ -84,19 +94,19 @@ count=$("$py" -C "$w/ws" venv discover --depth 3 --json | "$base" -c 'import jso
 m() { echo $1 | tr ' ' '\n' | median; }
 runs_ms() { for x in $1; do printf ' %s' "$(ms "$x")"; done; }
 PD=$(m "$pd") FD=$(m "$fd")
-echo "runs: $runs, medians; base interpreter $base; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "runs: $runs, medians; base interpreter $base; nice $(nice); load average at the start $load_start, at the end $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) processors)"
 echo "environments on $(stat -f -c %T "$w") ($w)"
-echo "discover $count environments: pyward $(ms "$PD") ms  find+python -V $(ms "$FD") ms  ratio $(ratio "$PD" "$FD")  (goal: under 20 ms)"
+echo "discover $count environments: pyward $(ms "$PD") ms  find+python -V $(ms "$FD") ms  ratio $(ratio "$PD" "$FD")  (goal: under 20 ms: $(awk "BEGIN{print ($PD < 20000) ? \"met\" : \"missed\"}"))"
 for c in $names; do
 	eval "v=\$t_$c"
 	echo "  $c runs (ms):$(runs_ms "$v")"
 done
 PP=$(m "$t_pw_pip") PN=$(m "$t_pw_none") V=$(m "$t_venv") VN=$(m "$t_venv_np")
-echo "create with pip:    pyward $(ms "$PP") ms  python3 -m venv $(ms "$V") ms  ratio $(ratio "$PP" "$V")  (aim: ~30 ms)"
+echo "create with pip:    pyward $(ms "$PP") ms  python3 -m venv $(ms "$V") ms  ratio $(ratio "$PP" "$V")  (aim: ~30 ms: $(awk "BEGIN{print ($PP <= 30000) ? \"met\" : \"missed\"}"))"
 if [ -n "$venv_" ]; then
 	VE=$(m "$t_virtualenv")
-	echo "                    virtualenv (pip only, app-data) $(ms "$VE") ms  ratio pyward/virtualenv $(ratio "$PP" "$VE")  (goal: <= 0.15)"
+	echo "                    virtualenv (pip only, app-data) $(ms "$VE") ms  ratio pyward/virtualenv $(ratio "$PP" "$VE")  (goal: <= 0.15: $(awk "BEGIN{print ($PP <= 0.15 * $VE) ? \"met\" : \"missed\"}"))"
 else
 	echo "                    virtualenv: not installed (apt-get install python3-virtualenv)"
 fi
-echo "create without pip: pyward --seed none $(ms "$PN") ms  python3 -m venv --without-pip $(ms "$VN") ms  ratio $(ratio "$PN" "$VN")  (goal: <= 1)"
+echo "create without pip: pyward --seed none $(ms "$PN") ms  python3 -m venv --without-pip $(ms "$VN") ms  ratio $(ratio "$PN" "$VN")  (goal: <= 1: $(awk "BEGIN{print ($PN <= $VN) ? \"met\" : \"missed\"}"))"

@@ -15,12 +15,15 @@
  * BOX/cache/venv/pip-KEY/site (every file checked against the wheel's own
  * RECORD, bytecode compiled by the base so a new environment's pip starts
  * without compiling), and a manifest records each file's size, mtime,
- * inode, mode and sha256. A create checks every file of the image against
- * the manifest (lstat only), and an image with any difference is rebuilt,
- * never linked. The files are hard-linked into the new environment (copied,
- * mtime kept, when the cache is on another file system or links are
- * refused), then pyward writes the console scripts, INSTALLER and a RECORD
- * naming every file, so pip can upgrade or uninstall itself later.
+ * inode, mode and sha256. The files are hard-linked into the new
+ * environment (copied, mtime kept, when the cache is on another file system
+ * or links are refused), and each new link is checked against the manifest
+ * (one fstatat: the same inode, with the size, mtime and mode recorded), so
+ * no change to the image between a check and a link goes unseen. On any
+ * difference the half-made environment is thrown away, the image rebuilt and
+ * the environment made again from it. Then pyward writes the console
+ * scripts, INSTALLER and a RECORD naming every file, so pip can upgrade or
+ * uninstall itself later.
  * Hard links share an inode: pip replaces files (unlink and write), which
  * never touches the image; an edit in place of a linked file would change
  * the image too, and is then caught by the check above.
@@ -578,6 +581,16 @@ static bool parse_manifest(struct image *im, char *text)
 	return im->count > 0;
 }
 
+/* st (of an image file, a new link to one, or a copy's source) is what the
+ * manifest says of that file: the same inode, size, mode and mtime. An
+ * edit in place changes the mtime; a replaced file has another inode. */
+static bool as_manifest_says(const struct stat *st, const struct item *it)
+{
+	return S_ISREG(st->st_mode) && st->st_size == it->size && st->st_ino == it->ino &&
+		(st->st_mode & 07777) == it->mode && st->st_mtim.tv_sec == it->mtime.tv_sec &&
+		st->st_mtim.tv_nsec == it->mtime.tv_nsec;
+}
+
 /* Every file of the image is as the manifest says (lstat only: size,
  * mtime, inode, mode), every folder a folder. */
 static bool image_intact(const struct image *im)
@@ -596,9 +609,7 @@ static bool image_intact(const struct image *im)
 		else if (it->kind == 'd')
 			ok = S_ISDIR(st.st_mode);
 		else
-			ok = S_ISREG(st.st_mode) && st.st_size == it->size && st.st_ino == it->ino &&
-				(st.st_mode & 07777) == it->mode && st.st_mtim.tv_sec == it->mtime.tv_sec &&
-				st.st_mtim.tv_nsec == it->mtime.tv_nsec;
+			ok = as_manifest_says(&st, it);
 	}
 	close(dir);
 	return ok;
@@ -672,19 +683,10 @@ static pw_err *build_image(const pw_venv_fast_opts *o, struct image *im, const c
 	return e;
 }
 
-/* The verified image for this base and wheel, built or rebuilt when needed. */
-static pw_err *ready_image(const pw_venv_fast_opts *o, const char *bkey, const char *wheel, struct image *im,
-			   pw_venv_fast_result *r)
+/* Build the image again (it was missing, or a file of it was not as its
+ * manifest says), and check it. */
+static pw_err *rebuild_image(const pw_venv_fast_opts *o, const char *wheel, struct image *im, pw_venv_fast_result *r)
 {
-	char *ikey = image_key(bkey, wheel);
-	if (!ikey)
-		return unsupported(_("cannot read the pip wheel %s"), wheel);
-	char *dir = venv_cache(o->cache_dir);
-	im->dir = xasprintf("%s/pip-%s", dir, ikey);
-	free(dir);
-	free(ikey);
-	if (load_image(im) && image_intact(im))
-		return NULL;
 	struct stat st;
 	r->image_changed = lstat(im->dir, &st) == 0;
 	if (r->image_changed)
@@ -701,6 +703,32 @@ static pw_err *ready_image(const pw_venv_fast_opts *o, const char *bkey, const c
 	return e;
 }
 
+/* The image for this base and wheel, its manifest read (each file is
+ * checked against it as it is linked), built when there is none. */
+static pw_err *ready_image(const pw_venv_fast_opts *o, const char *bkey, const char *wheel, struct image *im,
+			   pw_venv_fast_result *r)
+{
+	char *ikey = image_key(bkey, wheel);
+	if (!ikey)
+		return unsupported(_("cannot read the pip wheel %s"), wheel);
+	char *dir = venv_cache(o->cache_dir);
+	im->dir = xasprintf("%s/pip-%s", dir, ikey);
+	free(dir);
+	free(ikey);
+	return load_image(im) ? NULL : rebuild_image(o, wheel, im, r);
+}
+
+/* An image that cannot be made is a reason to take `-m venv`. */
+static pw_err *image_unsupported(pw_err *e)
+{
+	if (!e || pw_err_code(e) == PW_ERR_CANCELLED || pw_err_code(e) == PW_ERR_TIMEOUT ||
+	    pw_err_code(e) == PW_ERR_NOTFOUND)
+		return e;
+	pw_err *u = unsupported(_("no pip image: %s"), pw_err_message(e));
+	pw_err_free(e);
+	return u;
+}
+
 /* ---------------------------------------------------------------- writing */
 
 struct writer {
@@ -710,6 +738,7 @@ struct writer {
 	int root;               /* fd of tmp */
 	char *site;             /* relative to the environment */
 	size_t files, copied;
+	bool changed;           /* a file of the pip image was not as its manifest says */
 	char *up;               /* from site-packages to the environment */
 	FILE *record;           /* RECORD text being made */
 	char *record_text;
@@ -914,13 +943,20 @@ static void record_row(struct writer *w, const char *path, const char *b64, int6
 }
 
 /* A copy with the mode and mtime of the original (its bytecode checks the
- * source's mtime). */
-static pw_err *copy_at(int from_dir, int to_dir, const struct item *it, const char *shown)
+ * source's mtime); the source opened is checked first (*changed). */
+static pw_err *copy_at(int from_dir, int to_dir, const struct item *it, const char *shown, bool *changed)
 {
 	int in = openat(from_dir, it->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int out = in < 0 ? -1 : openat(to_dir, it->rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, it->mode);
+	struct stat st;
+	if (in < 0 || fstat(in, &st) < 0 || !as_manifest_says(&st, it)) {
+		*changed = true;
+		if (in >= 0)
+			close(in);
+		return NULL;
+	}
+	int out = openat(to_dir, it->rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, it->mode);
 	pw_err *e = NULL;
-	if (in < 0 || out < 0)
+	if (out < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot copy %s/%s"), shown, it->rel);
 	char buf[64 * 1024];
 	for (ssize_t n; !e && (n = read(in, buf, sizeof buf)) != 0;) {
@@ -932,41 +968,60 @@ static pw_err *copy_at(int from_dir, int to_dir, const struct item *it, const ch
 	struct timespec times[2] = { it->mtime, it->mtime };
 	if (!e && (fchmod(out, it->mode) < 0 || futimens(out, times) < 0))
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot copy %s/%s"), shown, it->rel);
-	if (in >= 0)
-		close(in);
+	close(in);
 	if (out >= 0 && close(out) < 0 && !e)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot copy %s/%s"), shown, it->rel);
 	return e;
 }
 
-/* pip's folders made, its files linked from the image (copied when a link
- * cannot be made), each named in RECORD. */
-static pw_err *link_pip(struct writer *w, const struct image *im)
+/* One file of the image into the environment: linked, and the link
+ * checked against the manifest; or, once links are refused, copied from
+ * a source checked the same way. A file missing from the image or not as
+ * its manifest says sets *changed and puts nothing. */
+static pw_err *put_file(int from, int to, const struct item *it, const char *img, bool *copy, bool *changed,
+			size_t *copied)
+{
+	struct stat st;
+	if (!*copy) {
+		if (linkat(from, it->rel, to, it->rel, 0) == 0) {
+			*changed = fstatat(to, it->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !as_manifest_says(&st, it);
+			return NULL;
+		}
+		if (errno == ENOENT) {
+			*changed = true;
+			return NULL;
+		}
+		if (errno != EXDEV && errno != EPERM && errno != EMLINK && errno != ENOTSUP)
+			return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot link %s/%s"), img, it->rel);
+		*copy = true; /* one refusal is enough to know */
+	}
+	(*copied)++;
+	return copy_at(from, to, it, img, changed);
+}
+
+/* pip's folders made, its files put in place from the image (put_file),
+ * each named in RECORD. */
+static pw_err *link_pip(struct writer *w, const struct image *im, bool *changed)
 {
 	char *img = join(im->dir, "site");
 	int from = open(img, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int to = openat(w->root, w->site, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	pw_err *e = NULL;
-	if (from < 0 || to < 0)
+	*changed = false;
+	if (from < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		*changed = true;
+	else if (from < 0 || to < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), from < 0 ? img : w->site);
 	bool copy = false;
-	for (size_t i = 0; !e && i < im->count; i++) {
+	for (size_t i = 0; !e && !*changed && i < im->count; i++) {
 		const struct item *it = &im->items[i];
 		if (it->kind == 'd') {
 			if (mkdirat(to, it->rel, 0777) < 0)
 				e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), w->site, it->rel);
 			continue;
 		}
-		if (!copy && linkat(from, it->rel, to, it->rel, 0) < 0) {
-			if (errno != EXDEV && errno != EPERM && errno != EMLINK && errno != ENOTSUP)
-				e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot link %s/%s"), img, it->rel);
-			copy = true; /* one refusal is enough to know */
-		}
-		if (!e && copy) {
-			e = copy_at(from, to, it, img);
-			w->copied++;
-		}
-		if (!e) {
+		e = put_file(from, to, it, img, &copy, changed, &w->copied);
+		if (!e && !*changed) {
 			w->files++;
 			record_row(w, it->rel, it->b64, it->size);
 		}
@@ -1069,12 +1124,43 @@ static pw_err *build_env(struct writer *w, const struct image *im)
 	if (!e)
 		e = write_scripts(w);
 	if (!e && im)
-		e = link_pip(w, im);
+		e = link_pip(w, im, &w->changed);
+	if (w->changed)
+		return e;
 	if (!e && im)
 		e = finish_pip(w, im);
 	if (!e)
 		e = write_cfg(w);
 	return e;
+}
+
+/* The environment in w->tmp, made from nothing (w->changed says whether
+ * the image must be made again first). */
+static pw_err *write_env(struct writer *w, const struct image *im)
+{
+	w->record = open_memstream(&w->record_text, &w->record_len);
+	if (!w->record)
+		abort(); /* out of memory, as xalloc would */
+	if (mkdir(w->tmp, 0777) < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), w->tmp);
+	if ((w->root = open(w->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), w->tmp);
+	return build_env(w, im);
+}
+
+static void writer_reset(struct writer *w)
+{
+	if (w->root >= 0)
+		close(w->root);
+	w->root = -1;
+	if (w->record)
+		fclose(w->record);
+	w->record = NULL;
+	free(w->record_text);
+	w->record_text = NULL;
+	w->record_len = 0;
+	w->files = w->copied = 0;
+	w->changed = false;
 }
 
 pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
@@ -1097,18 +1183,11 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	if (!e && o->with_pip && !wheel)
 		e = unsupported(_("no bundled pip wheel found for %s"), o->base);
 	struct image im = { 0 };
-	if (!e && o->with_pip) {
-		e = ready_image(o, bkey, wheel, &im, r);
-		if (e && pw_err_code(e) != PW_ERR_CANCELLED && pw_err_code(e) != PW_ERR_TIMEOUT &&
-		    pw_err_code(e) != PW_ERR_NOTFOUND) {
-			pw_err *u = unsupported(_("no pip image: %s"), pw_err_message(e));
-			pw_err_free(e);
-			e = u;
-		}
-	}
+	if (!e && o->with_pip)
+		e = image_unsupported(ready_image(o, bkey, wheel, &im, r));
 	free(bkey);
-	free(wheel);
 	if (e) {
+		free(wheel);
 		json_decref(facts);
 		image_clear(&im);
 		return e;
@@ -1130,22 +1209,27 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	w.up = xcalloc(depth, 3);
 	for (size_t i = 0; i < depth; i++)
 		strcat(w.up, i ? "/.." : "..");
-	w.record = open_memstream(&w.record_text, &w.record_len);
-	if (!w.record)
-		abort(); /* out of memory, as xalloc would */
-	if (!e && mkdir(tmp, 0777) < 0)
-		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), tmp);
-	if (!e && (w.root = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), tmp);
 	if (!e)
-		e = build_env(&w, o->with_pip ? &im : NULL);
+		e = write_env(&w, o->with_pip ? &im : NULL);
+	if (!e && w.changed) {
+		/* the image was changed since it was made: that environment is
+		 * thrown away, the image made again and the environment too */
+		pw_err_free(pw_extract_remove_tree(tmp));
+		writer_reset(&w);
+		e = image_unsupported(rebuild_image(o, wheel, &im, r));
+		if (!e)
+			e = write_env(&w, &im);
+		if (!e && w.changed)
+			e = pw_err_new(PW_ERR_IO, NULL, _("the pip image %s changed while an environment was made from it"),
+				       im.dir);
+	}
 	/* rename(2) also replaces an empty folder at target */
 	if (!e && rename(tmp, o->target) < 0)
 		e = pw_err_errno(errno == ENOTEMPTY || errno == EEXIST ? PW_ERR_REFUSED : PW_ERR_IO, errno, NULL,
 				 _("cannot move the new environment to %s"), o->target);
-	if (w.root >= 0)
-		close(w.root);
-	fclose(w.record);
+	size_t files = w.files, copied = w.copied;
+	writer_reset(&w);
+	free(wheel);
 	if (e) {
 		pw_err_free(pw_extract_remove_tree(tmp));
 		if (made)
@@ -1154,10 +1238,9 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 		r->version = xstrdup(jstr(facts, "version"));
 		r->impl = xstrdup(jstr(facts, "impl"));
 		r->pip_wheel = o->with_pip ? xstrdup(im.wheel) : NULL;
-		r->pip_files = w.files;
-		r->copied = w.copied;
+		r->pip_files = files;
+		r->copied = copied;
 	}
-	free(w.record_text);
 	free(w.site);
 	free(w.up);
 	free(tmp);

@@ -25,7 +25,7 @@ BOX="$WORLD/box"
 P() { run --box-root "$BOX" -C "$WS" "$@"; }
 J() { printf '%s' "$OUT" | "$BASE" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 MM=$("$BASE" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-plan 44
+plan 46
 
 # ---- the first create learns the base and builds the pip image
 P venv create --python "$BASE" first --json
@@ -85,6 +85,25 @@ printf '\n' >> "$WS/after-tamper/lib/python$MM/site-packages/pip/__main__.py"
 P venv create --python "$BASE" after-edit
 like "$ERR" "has changed files" "an edit in place through an environment is caught too"
 ok "and the next environment does not get the edited file" sh -c "! cmp -s '$WS/after-edit/lib/python$MM/site-packages/pip/__main__.py' '$WS/after-tamper/lib/python$MM/site-packages/pip/__main__.py'"
+
+# a change made after a create has begun (here: while it is held, by strace, before its 500th
+# link) is caught too: each link is checked as it is made, not the image once beforehand
+LATE=$(awk -F '\t' 'NR > 1 && $1 == "f" { n++; if (n == 800) { print $2; exit } }' "$(dirname "$IMG")/manifest")
+late_sum=$(sha256sum "$IMG/$LATE" | cut -d' ' -f1)
+strace -f -o /dev/null -e inject=linkat:delay_enter=3000000:when=500 \
+	"$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" racing >"$WORLD/race.out" 2>&1 &
+racer=$!
+i=0
+while [ "$(find "$WS" -path "$WS/.racing.pyward-tmp-*" -type f 2>/dev/null | wc -l)" -lt 490 ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo '# changed during the create' >> "$IMG/$LATE"
+wait "$racer"
+is "$?" 0 "a create during which the image is changed exits 0"
+is "$(sha256sum "$WS/racing/lib/python$MM/site-packages/$LATE" | cut -d' ' -f1)" "$late_sum" \
+	"and its environment has the wheel's file, not the one changed after the create began"
+IMG=$(ls -d "$BOX"/cache/venv/pip-*/site | head -n 1)
 
 # ---- the pip wheel is looked up at each create, not remembered with the base's facts:
 # an upgraded wheel package (the old file gone, a new one there) is used, not a reason to fall back
