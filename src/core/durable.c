@@ -14,20 +14,6 @@ static int open_dir(const char *path)
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-pw_err *pw_durable_flush_fs(const char *path)
-{
-	int fd = open_dir(path);
-	if (fd < 0)
-		return pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s to flush it"), path);
-	/* syncfs reports write-back errors (EIO, ENOSPC) since Linux 5.8. */
-	int rc = syncfs(fd), err = errno;
-	close(fd);
-	if (rc != 0)
-		return pw_err_errno(PW_ERR_IO, err, _("check the disk (dmesg, df -h) and try again"),
-				    _("flushing %s to disk"), path);
-	return NULL;
-}
-
 pw_err *pw_durable_sync_dir(const char *dir)
 {
 	int fd = open_dir(dir);

@@ -9,10 +9,6 @@
 
 #include "err.h"
 
-/* Write back everything dirty on the file system holding PATH (syncfs(2):
- * one call for a whole extracted tree, cheaper than an fsync per file). */
-pw_err *pw_durable_flush_fs(const char *path);
-
 /* fsync(2) the folder DIR, so renames and unlinks in it are on disk. */
 pw_err *pw_durable_sync_dir(const char *dir);
 

@@ -442,7 +442,9 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
 			       .events = from ? NULL : o->events, .manifest = m,
 			       .read = from ? stream_read : NULL, .read_ud = from, .stream_size = o->pin->size,
 			       /* python/ becomes versions/NAME: links are judged from there */
-			       .root = "python" };
+			       .root = "python",
+			       /* each file and folder flushed by the extractor (see flush_tree) */
+			       .flush = true };
 	pw_extract_result xr = { 0 };
 	if (!e) {
 		e = pw_extract(&xo, &xr);
@@ -732,11 +734,20 @@ static pw_err *record_begin(const pw_runtime_install_opts *o, const char *root, 
 
 /* The tree and its marker on disk before a committed row or a link names
  * it (with delayed allocation a power cut would otherwise leave current
- * pointing at empty files). One syncfs, while the probe runs: an fsync per
- * file cost about 5x as much on this VM's ext4 (DESIGN.md). */
+ * pointing at empty files). Every file was flushed as it was written (the
+ * extractor's writer threads fdatasync each, and fsync every folder; the
+ * marker and the fixed-up files through treefile, which does the same), so
+ * what is left is the folder that python/ was renamed into. Cheaper than
+ * one syncfs, which also waits for every other writer's dirty data on the
+ * file system (DESIGN.md has the figures). */
 static pw_err *flush_tree(const char *root)
 {
-	pw_err *f = pw_durable_flush_fs(root);
+	char *versions = xstrdup(root);
+	char *slash = strrchr(versions, '/');
+	if (slash)
+		*slash = '\0';
+	pw_err *f = pw_durable_sync_dir(versions);
+	free(versions);
 	if (!f)
 		return NULL;
 	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),

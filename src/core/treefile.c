@@ -69,7 +69,15 @@ static bool write_all(int fd, const void *data, size_t len)
 	return true;
 }
 
-/* Write data to a new name in dfd and close it. */
+/* The new name (or the rename) in dfd on disk. */
+static pw_err *sync_folder(int dfd, const char *root, const char *rel)
+{
+	if (fsync(dfd) == 0)
+		return NULL;
+	return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s/%s"), root, rel);
+}
+
+/* Write data to a new name in dfd, flushed, and close it. */
 static pw_err *write_new_at(int dfd, const char *root, const char *rel, const char *name,
 			    const void *data, size_t len, mode_t mode)
 {
@@ -80,7 +88,7 @@ static pw_err *write_new_at(int dfd, const char *root, const char *rel, const ch
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), root, rel);
 	pw_err *e = NULL;
-	if (fchmod(fd, mode) != 0 || !write_all(fd, data, len))
+	if (fchmod(fd, mode) != 0 || !write_all(fd, data, len) || fdatasync(fd) != 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s/%s"), root, rel);
 	if (close(fd) != 0 && !e)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s/%s"), root, rel);
@@ -97,6 +105,8 @@ pw_err *pw_treefile_create(const char *root, const char *rel, const void *data, 
 	if (e)
 		return e;
 	e = write_new_at(dfd, root, rel, base, data, len, mode);
+	if (!e)
+		e = sync_folder(dfd, root, rel);
 	close(dfd);
 	return e;
 }
@@ -121,6 +131,8 @@ pw_err *pw_treefile_replace(const char *root, const char *rel, const void *data,
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot replace %s/%s"), root, rel);
 		unlinkat(dfd, tmp, 0);
 	}
+	if (!e)
+		e = sync_folder(dfd, root, rel);
 	free(tmp);
 	close(dfd);
 	return e;

@@ -5,7 +5,8 @@
  * folder on the way is opened from the root's descriptor with O_NOFOLLOW,
  * and files are created with O_EXCL|O_NOFOLLOW (a new file) or written to
  * a fresh name and renamed over a regular file (a rewrite). Nothing is
- * written outside root, whatever the tree holds.
+ * written outside root, whatever the tree holds. What is written is on disk
+ * when the call returns (the file's data, then its folder).
  */
 #ifndef PW_TREEFILE_H
 #define PW_TREEFILE_H

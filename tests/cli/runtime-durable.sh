@@ -1,8 +1,10 @@
 #!/bin/sh
-# A durable swap (issue 18): the new tree is flushed before anything names it,
-# the links' folder after the links were renamed, and the catalog commits are
-# synced. The order of the system calls is read off strace; a flush that
-# fails (injected by strace: EIO from syncfs) refuses the swap.
+# A durable swap (issue 18): the new tree is flushed before anything names it
+# (every file and folder made in it fdatasync'd/fsync'd, then versions/ fsynced
+# after python/ was moved in), the links' folder after the links were renamed,
+# and the catalog commits are synced. The order of the system calls is read
+# off strace; a flush that fails (injected by strace: EIO from the fsync of
+# versions/) refuses the swap.
 . "$TOP_SRCDIR/tests/lib.sh"
 # LeakSanitizer stops a program it finds under ptrace (exit 1): in a
 # sanitizer build the traced runs here go without it; the rest of the suite
@@ -28,7 +30,7 @@ write_pins "$WORLD/p2.tsv" "$VER" 2 "https://localhost:1/b.tar.gz" "$SHA2"
 write_pins "$WORLD/p3.tsv" "$VER" 3 "https://localhost:1/c.tar.gz" "$SHA3"
 BOX="$WORLD/box"
 LINKS="$BOX/runtime/python"
-TRACE="-f -y -e trace=syncfs,fsync,fdatasync,rename,renameat,renameat2,open,openat"
+TRACE="-f -y -e trace=syncfs,fsync,fdatasync,rename,renameat,renameat2,open,openat,mkdir,mkdirat"
 traced() { # LOG ARGS...: pyward under strace
 	_log=$1; shift
 	# shellcheck disable=SC2086
@@ -43,7 +45,7 @@ plan 15
 # ---- the first install: flush, commit, rename current, fsync the folder, commit
 traced "$WORLD/t1.log" runtime install --pins "$WORLD/p1.tsv" --archive "$A" --yes -q
 is "$RC" 0 "the first install succeeds under strace"
-is "$(order "$WORLD/t1.log" install)" "ok" "first install: tree flushed before it is recorded and linked; folder and catalog synced after"
+is "$(order "$WORLD/t1.log" install)" "ok" "first install: every file and folder of the tree flushed, then versions/, before it is recorded and linked; folder and catalog synced after"
 
 # ---- a second install: previous, then current, then the folder
 traced "$WORLD/t2.log" runtime install --pins "$WORLD/p2.tsv" --archive "$B" --yes -q
@@ -61,7 +63,7 @@ is "$RC" 0 "rolling forward again succeeds"
 # ---- a flush that fails refuses the swap
 before=$(readlink "$LINKS/current")
 prev_before=$(readlink "$LINKS/previous")
-strace -f -o /dev/null -e trace=syncfs -e inject=syncfs:error=EIO \
+strace -f -o /dev/null -P "$LINKS/versions" -e trace=fsync -e inject=fsync:error=EIO \
 	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
 	>"$WORLD/f.out" 2>"$WORLD/f.err"
 RC=$?
