@@ -567,7 +567,8 @@ static pw_err *put_block(struct xs *x, const char *name, mode_t perm, const void
 	if (e || c->fd >= 0)
 		return e ? e : put_here(x, name, buf, len, off);
 	buffer_upto(c, (size_t)off + len);
-	memcpy(c->buf + off, buf, len);
+	if (len)
+		memcpy(c->buf + off, buf, len);
 	return NULL;
 }
 

@@ -298,7 +298,8 @@ static int deeper_first(const void *a, const void *b)
 
 static pw_err *set_modes(pw_xtree *t)
 {
-	qsort(t->modes.v, t->modes.n, sizeof *t->modes.v, deeper_first);
+	if (t->modes.n > 1)
+		qsort(t->modes.v, t->modes.n, sizeof *t->modes.v, deeper_first);
 	for (size_t i = 0; i < t->modes.n; i++) {
 		const struct later *m = &t->modes.v[i];
 		int fd = open_walk(t, m->clean, true, NULL);
