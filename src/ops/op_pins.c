@@ -210,11 +210,9 @@ static pw_err *build_table(const pw_op_pins_import_request *rq, pw_op_pins_impor
 	return e;
 }
 
-pw_err *pw_op_pins_import(const pw_ops_ctx *ctx, const pw_op_pins_import_request *rq, const pw_op_io *io,
-			  pw_op_pins_import_result *r)
+static pw_err *import_table(const pw_ops_ctx *ctx, const pw_op_pins_import_request *rq,
+			    pw_op_pins_import_result *r)
 {
-	(void)io; /* nothing to download, nothing to ask */
-	memset(r, 0, sizeof *r);
 	r->release = rq->release;
 	pw_err *e = check_request(rq);
 	if (e || !rq->output)
@@ -240,6 +238,18 @@ pw_err *pw_op_pins_import(const pw_ops_ctx *ctx, const pw_op_pins_import_request
 		r->output = target;
 	else
 		free(target);
+	return e;
+}
+
+/* A failed import hands back an empty result: nothing for the caller to free. */
+pw_err *pw_op_pins_import(const pw_ops_ctx *ctx, const pw_op_pins_import_request *rq, const pw_op_io *io,
+			  pw_op_pins_import_result *r)
+{
+	(void)io; /* nothing to download, nothing to ask */
+	memset(r, 0, sizeof *r);
+	pw_err *e = import_table(ctx, rq, r);
+	if (e)
+		pw_op_pins_import_clear(r);
 	return e;
 }
 
