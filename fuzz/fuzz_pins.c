@@ -1,5 +1,5 @@
 /* Fuzz target: the runtime pins table parser and what reads a parsed table. */
-/* sources: pins.c err.c redact.c xalloc.c */
+/* sources: pins.c digest.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "pins.h"

@@ -1,6 +1,6 @@
 /* Fuzz target: RECORD lines (CSV with quoting), PEP 440 order over the
  * fields found, and apt's lines of the changes they would make. */
-/* sources: recordcheck.c distinfo.c pkgdiff.c digest.c err.c redact.c xalloc.c */
+/* sources: recordcheck.c distinfo.c pkgname.c pkgdiff.c digest.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "pkgdiff.h"

@@ -35,12 +35,12 @@ for t in $targets; do
 		o="$out/obj/$(echo "${s%.c}" | tr / _).o"
 		if [ ! -f "$o" ] || [ "$path" -nt "$o" ] || [ "$build/config.h" -nt "$o" ]; then
 			# shellcheck disable=SC2086
-			$cc $flags -fsanitize=fuzzer-no-link $incs -c "$path" -o "$o" || { status=1; continue 2; }
+			$cc $flags -fsanitize=fuzzer-no-link $incs -c "$path" -o "$o" || { echo "fuzz: $t: FAILED to build $s"; status=1; continue 2; }
 		fi
 		objs="$objs $o"
 	done
 	# shellcheck disable=SC2086
-	$cc $flags -fsanitize=fuzzer $incs "$src" $objs $libs -o "$out/fuzz_$t" || { status=1; continue; }
+	$cc $flags -fsanitize=fuzzer $incs "$src" $objs $libs -o "$out/fuzz_$t" || { echo "fuzz: $t: FAILED to build"; status=1; continue; }
 	work=$(mktemp -d)
 	mkdir -p "$out/crashes-$t"
 	# Quiet output: the counters line and any finding. Exit code != 0 means a crash, leak or timeout.
