@@ -18,6 +18,7 @@
 #include "libload.h"
 #include "sigpipe.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <curl/curl.h>
 
@@ -474,20 +475,6 @@ static pw_err *curl_error(const job *j, CURLcode rc)
 
 /* ---------------------------------------------------------------- the .part */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Forget what the .part holds and start it over from byte zero. */
 static int part_restart(job *j)
 {
@@ -601,7 +588,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud)
 	}
 	if (!j->decided && !job_decide(j))
 		return 0;
-	if ((j->write_errno = write_all(j->fd, data, len)) != 0)
+	if ((j->write_errno = pw_write_all(j->fd, data, len) ? errno : 0) != 0)
 		return 0;
 	pw_sha256_update(j->h, data, len);
 	j->have += (int64_t)len;

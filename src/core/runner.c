@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "i18n.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,20 +331,6 @@ static void capture_put(struct stream *s, const char *p, size_t n)
 		tail_put(s, p + h, n - h);
 }
 
-static bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* A spill file missing bytes would pass for the whole stream, so on any
  * write failure (disk full) it is removed rather than kept. */
 static void spill_abandon(struct stream *s)
@@ -373,8 +360,8 @@ static void spill_open(struct stream *s)
 		return;
 	}
 	tail_parts(s, &p1, &n1, &p2, &n2);
-	if (!write_all(s->spill_fd, s->head, s->head_len) ||
-	    !write_all(s->spill_fd, p1, n1) || !write_all(s->spill_fd, p2, n2))
+	if (pw_write_all(s->spill_fd, s->head, s->head_len) != 0 ||
+	    pw_write_all(s->spill_fd, p1, n1) != 0 || pw_write_all(s->spill_fd, p2, n2) != 0)
 		spill_abandon(s);
 }
 
@@ -419,7 +406,7 @@ static void stream_feed(struct stream *s, const char *p, size_t n, const pw_run_
 {
 	if (s->spill_dir && !s->spill_tried && s->total + n > s->head_cap + s->tail_cap)
 		spill_open(s);
-	if (s->spill_fd >= 0 && !write_all(s->spill_fd, p, n))
+	if (s->spill_fd >= 0 && pw_write_all(s->spill_fd, p, n) != 0)
 		spill_abandon(s);
 	capture_put(s, p, n);
 	s->total += n;

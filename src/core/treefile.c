@@ -6,6 +6,7 @@
 #include "treefile.h"
 #include "i18n.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,21 +55,6 @@ static pw_err *open_parent(const char *root, const char *rel, int *dfd, const ch
 	return NULL;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* The new name (or the rename) in dfd on disk. */
 static pw_err *sync_folder(int dfd, const char *root, const char *rel)
 {
@@ -88,7 +74,7 @@ static pw_err *write_new_at(int dfd, const char *root, const char *rel, const ch
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), root, rel);
 	pw_err *e = NULL;
-	if (fchmod(fd, mode) != 0 || !write_all(fd, data, len) || fdatasync(fd) != 0)
+	if (fchmod(fd, mode) != 0 || pw_write_all(fd, data, len) != 0 || fdatasync(fd) != 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s/%s"), root, rel);
 	if (close(fd) != 0 && !e)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s/%s"), root, rel);

@@ -32,6 +32,7 @@
 #include "paths.h"
 #include "runner.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -139,21 +140,6 @@ static bool is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void sha256_hex(const void *data, size_t len, char hex[PW_SHA256_HEX_LEN + 1])
 {
 	pw_sha256 *h = pw_sha256_new();
@@ -169,7 +155,7 @@ static pw_err *write_new_file(const char *path, const char *data, size_t len, mo
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), path);
 	/* fchmod: the umask must not take the launchers' execute bits. */
-	bool ok = write_all(fd, data, len) == 0 && fchmod(fd, mode) == 0;
+	bool ok = pw_write_all(fd, data, len) == 0 && fchmod(fd, mode) == 0;
 	int saved = errno;
 	if (close(fd) < 0 && ok) {
 		ok = false;
@@ -1385,7 +1371,7 @@ static pw_err *copy_data(struct unzip *u, int fd, const char *rel, const char *p
 			break;
 		}
 		pw_sha256_update(h, u->buf, (size_t)n);
-		if (write_all(fd, u->buf, (size_t)n) < 0) {
+		if (pw_write_all(fd, u->buf, (size_t)n) < 0) {
 			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s"), path);
 			break;
 		}

@@ -44,6 +44,7 @@
 #include "runner.h"
 #include "venv_base.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -173,21 +174,6 @@ static char *join(const char *a, const char *b)
 /* This route cannot serve the request; the caller takes `-m venv`. */
 #define unsupported(...) pw_err_new(PW_ERR_NOTFOUND, NULL, __VA_ARGS__)
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Create dir/name (it must not exist) with data and exactly mode. */
 static pw_err *write_new_at(int dir, const char *shown, const char *name, const void *data, size_t len,
 			    mode_t mode)
@@ -195,7 +181,7 @@ static pw_err *write_new_at(int dir, const char *shown, const char *name, const 
 	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), shown, name);
-	bool ok = write_all(fd, data, len) == 0 && fchmod(fd, mode) == 0;
+	bool ok = pw_write_all(fd, data, len) == 0 && fchmod(fd, mode) == 0;
 	int saved = errno;
 	if (close(fd) < 0 && ok) {
 		ok = false;
@@ -238,7 +224,7 @@ static pw_err *store_file(const char *path, const char *data, size_t len)
 	unlink(tmp);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	pw_err *e = NULL;
-	if (fd < 0 || write_all(fd, data, len) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+	if (fd < 0 || pw_write_all(fd, data, len) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot write %s"), path);
 	if (e) {
 		if (fd >= 0)
@@ -962,7 +948,7 @@ static pw_err *copy_at(int from_dir, int to_dir, const struct item *it, const ch
 	for (ssize_t n; !e && (n = read(in, buf, sizeof buf)) != 0;) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || write_all(out, buf, (size_t)n) < 0)
+		if (n < 0 || pw_write_all(out, buf, (size_t)n) < 0)
 			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot copy %s/%s"), shown, it->rel);
 	}
 	struct timespec times[2] = { it->mtime, it->mtime };

@@ -5,6 +5,7 @@
 #include "digest.h"
 #include "i18n.h"
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,20 +86,6 @@ pw_err *pw_xwriter_error(const char *name, const char *dest, int eno, bool *disk
 			  strerror(eno));
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n == 0 ? (errno = ENOSPC, -1) : -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Create, write, date, flush and close one file; 0 or an errno. */
 static int write_file(const pw_xwriter *w, pw_xfile *f)
 {
@@ -108,7 +95,7 @@ static int write_file(const pw_xwriter *w, pw_xfile *f)
 	f->dirfd = -1;
 	if (fd < 0)
 		return eno;
-	if (write_all(fd, f->data, f->len) != 0) {
+	if (pw_write_all(fd, f->data, f->len) != 0) {
 		eno = errno;
 		close(fd);
 		return eno;

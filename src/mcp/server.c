@@ -18,6 +18,7 @@
 #include "mcp/wire.h"
 
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -619,20 +620,6 @@ static void *follower_main(void *arg)
 
 /* What epoll cannot watch (stdin from a regular file or /dev/null) is
  * copied into a pipe by a thread of its own, which can. */
-static bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 static void *pump_main(void *arg)
 {
 	int *fds = arg;
@@ -643,7 +630,7 @@ static void *pump_main(void *arg)
 			continue;
 		if (n < 0)
 			pw_mcp_log("reading stdin: %s", strerror(errno));
-		if (n <= 0 || !write_all(fds[1], buf, (size_t)n)) /* a failed write: the server stopped */
+		if (n <= 0 || pw_write_all(fds[1], buf, (size_t)n) != 0) /* a failed write: the server stopped */
 			break;
 	}
 	close(fds[1]);

@@ -4,6 +4,7 @@
 #include "mcp/wire.h"
 
 #include "xalloc.h"
+#include "fdwrite.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -36,20 +37,6 @@ void pw_mcp_wire_free(pw_mcp_wire **w)
 	*w = NULL;
 }
 
-static bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 bool pw_mcp_wire_send(pw_mcp_wire *w, const json_t *msg)
 {
 	/* Compact output escapes every control character inside strings, so
@@ -68,7 +55,7 @@ bool pw_mcp_wire_send(pw_mcp_wire *w, const json_t *msg)
 bool pw_mcp_wire_send_line(pw_mcp_wire *w, const char *line, size_t len)
 {
 	pthread_mutex_lock(&w->lock);
-	bool ok = !w->broken && write_all(w->fd, line, len);
+	bool ok = !w->broken && pw_write_all(w->fd, line, len) == 0;
 	if (!ok)
 		w->broken = true;
 	pthread_mutex_unlock(&w->lock);
