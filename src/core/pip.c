@@ -192,23 +192,6 @@ static char *combined_output(const pw_run_result *r)
 			 pw_run_result_output(r, PW_STREAM_STDERR));
 }
 
-static pw_pip_attempt *new_attempt(pw_pip_result *res, const char *index, const char *proxy)
-{
-	res->attempts = xrealloc(res->attempts, (res->count + 1) * sizeof *res->attempts);
-	pw_pip_attempt *a = &res->attempts[res->count++];
-	memset(a, 0, sizeof *a);
-	/* What is kept, shown and recorded carries no user:password@; the real
-	 * URLs stay with the caller, for pip and the probe. */
-	a->index = index ? pw_fetch_url_shown(index) : NULL;
-	a->proxy = proxy ? pw_fetch_url_shown(proxy) : NULL;
-	a->exit_code = -1;
-	a->klass = PW_PIP_NOT_NETWORK;
-	char now[40];
-	pw_clock_iso_now(now, sizeof now);
-	a->started_at = xstrdup(now);
-	return a;
-}
-
 /* The index a probe should ask: the explicit one, the ambient one, or pip's own default. */
 static const char *probe_target(const char *index)
 {
@@ -216,6 +199,27 @@ static const char *probe_target(const char *index)
 		return index;
 	const char *env = getenv("PIP_INDEX_URL");
 	return env && *env ? env : NULL;
+}
+
+static pw_pip_attempt *new_attempt(pw_pip_result *res, const char *index, const char *proxy)
+{
+	res->attempts = xrealloc(res->attempts, (res->count + 1) * sizeof *res->attempts);
+	pw_pip_attempt *a = &res->attempts[res->count++];
+	memset(a, 0, sizeof *a);
+	/* What is kept, shown and recorded carries no user:password@; the real
+	 * URLs stay with the caller, for pip and the probe. */
+	/* The index pip really asks: with none given, the ambient PIP_INDEX_URL
+	 * it inherits (pipsetup.c passes it on), so the record never says
+	 * "default" for an index the caller chose. */
+	const char *asked = probe_target(index);
+	a->index = asked ? pw_fetch_url_shown(asked) : NULL;
+	a->proxy = proxy ? pw_fetch_url_shown(proxy) : NULL;
+	a->exit_code = -1;
+	a->klass = PW_PIP_NOT_NETWORK;
+	char now[40];
+	pw_clock_iso_now(now, sizeof now);
+	a->started_at = xstrdup(now);
+	return a;
 }
 
 static void classify(const pw_pip_request *rq, pw_pip_attempt *a, const char *output, const char *real_index,

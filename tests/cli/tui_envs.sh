@@ -86,7 +86,7 @@ keys '?'
 ok "the help overlay opens during the install" wait_for "scroll pip's output" 10
 keys Escape
 ok "the install finishes ok through the mirror" wait_for "venv.install $WS/.venv  ok in" 240
-like "$SCREEN" "1 +default index +- +[0-9]+ +network" "attempt 1: the default index, a network failure"
+like "$SCREEN" "1 +http://127.0.0.1:$DEAD/simple/ +- +[0-9]+ +network" "attempt 1: the index pip asked (the caller's PIP_INDEX_URL), a network failure"
 like "$SCREEN" "2 +$INDEX_ok_URL +- +0 +ok" "attempt 2: the mirror, ok"
 like "$SCREEN" "(Successfully installed|already satisfied)" "pip's own output is shown"
 ok "pwtest-beta is installed" "$WS/.venv/bin/python" -c 'import pwtest_beta'

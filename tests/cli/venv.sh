@@ -19,7 +19,7 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 69
+plan 70
 
 # ---- discover and create
 P venv discover --json
@@ -65,6 +65,7 @@ clean
 PIP_INDEX_URL="http://127.0.0.1:$DEAD/simple/" PYWARD_MIRRORS="$INDEX_ok_URL" P venv install pwtest-beta --json
 is "$RC" 0 "a refused default index falls back to the mirror"
 is "$(J '" ".join(a["class"] for a in d["attempts"]), d["attempts"][1]["index"]')" "network ok $INDEX_ok_URL" "attempts: network, then ok from the mirror"
+is "$(J 'd["attempts"][0]["index_url"]')" "http://127.0.0.1:$DEAD/simple/" "the first attempt names the index pip really asked (the caller's PIP_INDEX_URL), not \"default\""
 clean
 PIP_INDEX_URL="$INDEX_ok_URL" PYWARD_MIRRORS="$INDEX_ok_URL" P venv install 'pwtest-alpha==9.9' --json
 is "$RC" 1 "a missing version fails"
