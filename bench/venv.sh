@@ -15,6 +15,9 @@
 # the contestants are timed rather than the other users' work, and prints
 # the load average before and after the runs: wall times under load are
 # mostly waiting for a processor and the disk.
+# PYWARD_OLD=path/to/pyward adds that build's creates (pw_old_pip, pw_old_none,
+# its own box) to the rotation, to time a change against the build before
+# it (e.g. what flushing the environment costs) in the same run.
 # Usage: BUILD_DIR=_build bench/venv.sh [RUNS]
 set -eu
 want_nice=${BENCH_NICE--5}
@@ -61,6 +64,8 @@ run_one() {
 	case $1 in
 	pw_pip) time_us "$py" --box-root "$w/box" -C "$w/c" venv create --python "$base" "$d" ;;
 	pw_none) time_us "$py" --box-root "$w/box" -C "$w/c" venv create --python "$base" --seed none "$d" ;;
+	pw_old_pip) time_us "$old" --box-root "$w/box-old" -C "$w/c" venv create --python "$base" "$d" ;;
+	pw_old_none) time_us "$old" --box-root "$w/box-old" -C "$w/c" venv create --python "$base" --seed none "$d" ;;
 	venv) time_us "$base" -m venv "$d" ;;
 	venv_np) time_us "$base" -m venv --without-pip "$d" ;;
 	virtualenv) time_us "$venv_" -q --no-setuptools --no-wheel -p "$base" "$d" ;;
@@ -68,6 +73,8 @@ run_one() {
 }
 names="pw_pip pw_none venv venv_np"
 [ -n "$venv_" ] && names="$names virtualenv"
+old=${PYWARD_OLD:-}
+[ -z "$old" ] || names="$names pw_old_pip pw_old_none"
 # warm-up, untimed; and proof that pyward's environments are real
 for c in $names; do run_one "$c" >/dev/null; done
 "$w/c/pw_pip-1/bin/pip" --version >/dev/null || { echo "pyward's venv has no working pip" >&2; exit 1; }
@@ -75,7 +82,7 @@ for c in $names; do run_one "$c" >/dev/null; done
 [ ! -e "$w/c/pw_none-2/bin/pip" ] || { echo "--seed none made a pip" >&2; exit 1; }
 
 pd=""; fd=""
-t_pw_pip=""; t_pw_none=""; t_venv=""; t_venv_np=""; t_virtualenv=""
+t_pw_pip=""; t_pw_none=""; t_venv=""; t_venv_np=""; t_virtualenv=""; t_pw_old_pip=""; t_pw_old_none=""
 i=0
 while [ $i -lt "$runs" ]; do
 	pd="$pd $(time_us "$py" -C "$w/ws" venv discover --depth 3)"
@@ -110,3 +117,7 @@ else
 	echo "                    virtualenv: not installed (apt-get install python3-virtualenv)"
 fi
 echo "create without pip: pyward --seed none $(ms "$PN") ms  python3 -m venv --without-pip $(ms "$VN") ms  ratio $(ratio "$PN" "$VN")  (goal: <= 1: $(awk "BEGIN{print ($PN <= $VN) ? \"met\" : \"missed\"}"))"
+if [ -n "$old" ]; then
+	OP=$(m "$t_pw_old_pip") ON=$(m "$t_pw_old_none")
+	echo "this build against $old: with pip $(ms "$PP") / $(ms "$OP") ms  ratio $(ratio "$PP" "$OP");  --seed none $(ms "$PN") / $(ms "$ON") ms  ratio $(ratio "$PN" "$ON")"
+fi

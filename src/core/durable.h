@@ -9,7 +9,24 @@
 
 #include "err.h"
 
+#include <stdbool.h>
+
 /* fsync(2) the folder DIR, so renames and unlinks in it are on disk. */
 pw_err *pw_durable_sync_dir(const char *dir);
+
+/* fsync the folder holding PATH, and its parents up to and including TOP
+ * (an ancestor of PATH; NULL: the one folder holding PATH), so that PATH's
+ * name and the names of the folders made above it are on disk. */
+pw_err *pw_durable_sync_parents(const char *path, const char *top);
+
+/* syncfs(2) the file system holding PATH: every dirty page and inode on
+ * it written back, other writers' included. For trees that other programs
+ * (Python, pip) wrote, whose files pyward cannot name. */
+pw_err *pw_durable_sync_fs(const char *path);
+
+/* fdatasync every regular file below ROOT and fsync every folder, ROOT
+ * last (links not followed). skip_linked: files with more than one name
+ * are left out (hard links to a tree flushed when it was made). */
+pw_err *pw_durable_sync_tree(const char *root, bool skip_linked);
 
 #endif

@@ -24,6 +24,7 @@
 #include "venv.h"
 #include "venv_base.h"
 #include "venv_fast.h"
+#include "durable.h"
 #include "clock.h"
 #include "digest.h"
 #include "extract.h"
@@ -1144,6 +1145,41 @@ static pw_err *unmark_incomplete(struct build *b)
 	return e;
 }
 
+static pw_err *not_flushed(pw_err *f, const char *target)
+{
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
+			       target, pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
+/* What Python and pip wrote on disk before the marker goes: pyward cannot
+ * name their files, so the file system is flushed (DESIGN.md). */
+static pw_err *flush_written(const char *target)
+{
+	return not_flushed(pw_durable_sync_fs(target), target);
+}
+
+/* The marker's removal, and the names of the folders made for the
+ * environment, on disk. */
+static pw_err *flush_unmarked(const struct build *b)
+{
+	pw_err *e = pw_durable_sync_dir(b->o->target);
+	char *top = NULL;
+	if (!e && b->made) {
+		top = xstrdup(b->made);
+		char *slash = strrchr(top, '/');
+		slash[slash == top ? 1 : 0] = '\0';
+	}
+	if (!e && b->made)
+		e = pw_durable_sync_parents(b->o->target, top);
+	free(top);
+	return not_flushed(e, b->o->target);
+}
+
 /* A small file's first line, or NULL. */
 static char *slurp_small(const char *path)
 {
@@ -1727,6 +1763,17 @@ static pw_err *clear_killed(const pw_venv_create_opts *o, pw_venv_create_result 
 	return e;
 }
 
+static pw_err *not_repaired(pw_err *f, const char *target)
+{
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       _("pip was put back in %s but could not be flushed to disk (%s)"), target,
+			       pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
 /* An environment is at target: done, unless pip should be there and does
  * not work (then it is repaired). */
 static pw_err *settle_existing(const pw_venv_create_opts *o, pw_venv_create_result *r)
@@ -1741,6 +1788,8 @@ static pw_err *settle_existing(const pw_venv_create_opts *o, pw_venv_create_resu
 		      pw_err_message(bad));
 	pw_err_free(bad);
 	pw_err *e = pw_venv_repair_pip(o->target, o->env_add, o->deadline_ms, o->cancel);
+	if (!e)
+		e = not_repaired(pw_durable_sync_fs(o->target), o->target);
 	r->repaired = !e;
 	return e;
 }
@@ -1780,7 +1829,11 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 	if (!e && o->seed != PW_SEED_NONE)
 		e = r->seeded_fast ? verify_seeded_pip(o->target, &b.job) : verify_pip(o->target, &b.job);
 	if (!e)
+		e = flush_written(o->target);
+	if (!e)
 		e = unmark_incomplete(&b);
+	if (!e)
+		e = flush_unmarked(&b);
 	if (e) {
 		undo(&b);
 		pw_venv_create_result_clear(r);
@@ -1967,6 +2020,11 @@ static pw_err *remove_confined(const pw_guard *g, const char *abs)
 	if (!e) {
 		char *parent = xstrndup(abs, (size_t)(name - abs - 1));
 		e = pw_extract_remove_at(pfd, parent, name);
+		/* the removal on disk before the catalog says it is done */
+		if (!e && fsync(pfd) != 0)
+			e = pw_err_errno(PW_ERR_IO, errno, _("check the disk (dmesg, df -h); the environment is gone "
+							     "until a power cut, which may bring part of it back"),
+					 _("%s was removed, but the removal could not be flushed to disk"), abs);
 		free(parent);
 	}
 	close(pfd);

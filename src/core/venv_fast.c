@@ -38,6 +38,7 @@
 
 #include "clock.h"
 #include "digest.h"
+#include "durable.h"
 #include "extract.h"
 #include "i18n.h"
 #include "paths.h"
@@ -652,6 +653,9 @@ static pw_err *build_image(const pw_venv_fast_opts *o, struct image *im, const c
 		free(mpath);
 		free(text);
 	}
+	/* on disk before anything links to it: environments share its files */
+	if (!e)
+		e = pw_durable_sync_tree(tmp, false);
 	if (!e) {
 		/* one that changed goes first; another builder's finished image wins */
 		char *old = xasprintf("%s.old-%ld", im->dir, (long)getpid());
@@ -660,6 +664,8 @@ static pw_err *build_image(const pw_venv_fast_opts *o, struct image *im, const c
 		free(old);
 		if (rename(tmp, im->dir) < 0)
 			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot move %s into place"), tmp);
+		if (!e)
+			e = pw_durable_sync_parents(im->dir, NULL);
 	}
 	if (e)
 		pw_err_free(pw_extract_remove_tree(tmp));
@@ -1085,6 +1091,45 @@ static pw_err *write_cfg(struct writer *w)
 
 /* ---------------------------------------------------------------- create */
 
+/* The environment's files on disk before it gets its name: with delayed
+ * allocation a power cut after an unflushed rename can leave files of
+ * length zero in an environment that looks whole. pyward wrote every file
+ * and folder in tmp, so it flushes them, not the whole file system
+ * (DESIGN.md: venv durability); pip's files are links to the image,
+ * flushed once when it was built. */
+static pw_err *flush_env(const char *tmp, const char *target)
+{
+	pw_err *f = pw_durable_sync_tree(tmp, true);
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
+			       target, pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
+/* Its name, and the names of the folders made above it, on disk after the
+ * rename (made: the topmost folder made for it, or NULL). */
+static pw_err *flush_names(const char *target, const char *made)
+{
+	char *top = NULL;
+	if (made) {
+		top = xstrdup(made);
+		char *slash = strrchr(top, '/');
+		slash[slash == top ? 1 : 0] = '\0';
+	}
+	pw_err *f = pw_durable_sync_parents(target, top);
+	free(top);
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
+			       target, pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
 /* Remove what killed creates of this target left (their pid is gone). */
 static void sweep_leftovers(const char *parent, const char *prefix)
 {
@@ -1209,10 +1254,14 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 			e = pw_err_new(PW_ERR_IO, NULL, _("the pip image %s changed while an environment was made from it"),
 				       im.dir);
 	}
+	if (!e)
+		e = flush_env(tmp, o->target);
 	/* rename(2) also replaces an empty folder at target */
 	if (!e && rename(tmp, o->target) < 0)
 		e = pw_err_errno(errno == ENOTEMPTY || errno == EEXIST ? PW_ERR_REFUSED : PW_ERR_IO, errno, NULL,
 				 _("cannot move the new environment to %s"), o->target);
+	else if (!e && (e = flush_names(o->target, made)))
+		pw_err_free(pw_extract_remove_tree(o->target));
 	size_t files = w.files, copied = w.copied;
 	writer_reset(&w);
 	free(wheel);

@@ -4,6 +4,7 @@
 #include "ops/venvops.h"
 
 #include "clock.h"
+#include "durable.h"
 #include "i18n.h"
 #include "pkgdb.h"
 #include "reqfile.h"
@@ -245,6 +246,26 @@ void pw_created_clear(pw_created *c)
 
 /* ---------------------------------------------------------------- pip */
 
+/* What pip wrote or removed on disk before the catalog records the
+ * change and the outcome. pip does not flush and pyward cannot name its
+ * files (scripts, data, removals), so the environment's file system is
+ * flushed, even after a failed pip: the changes it made are recorded. */
+static pw_err *flush_pip(const char *venv, const char *verb)
+{
+	pw_err *f = pw_durable_sync_fs(venv);
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       strcmp(verb, "install") == 0
+				       ? _("pip installed the packages in %s, but they could not be flushed to disk, so "
+					   "the install is recorded as failed (%s)")
+				       : _("pip uninstalled the packages from %s, but the removal could not be flushed "
+					   "to disk, so it is recorded as failed (%s)"),
+			       venv, pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
 pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char *venv, const pw_spec_list *specs,
 		       const pw_child_env *ce, pw_catalog *cat, int64_t op, pw_pip_result *res)
 {
@@ -292,6 +313,11 @@ pw_err *pw_ops_pip_run(const pw_ops_ctx *ctx, const pw_pip_job *job, const char 
 	pw_pkgwatch w;
 	pw_err_free(pw_pkgwatch_begin(&w, venv));
 	pw_err *e = pw_pip_run(&rq, res);
+	pw_err *f = flush_pip(venv, job->verb);
+	if (!e)
+		e = f;
+	else
+		pw_err_free(f);
 	pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
 	pw_ops_list_free(mirrors);
 	free(python);

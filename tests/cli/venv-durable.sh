@@ -1,0 +1,106 @@
+#!/bin/sh
+# Durable environments: `venv create` (both routes), `venv install`,
+# `venv uninstall` and `venv remove` flush what they made or removed before
+# the catalog records them done. The order of the system calls is read off
+# strace (tests/fixtures/venv_durable_order.py says what each kind needs);
+# a flush that fails (EIO injected by strace) fails the operation, with a
+# message saying so, and the history records it as failed.
+. "$TOP_SRCDIR/tests/lib.sh"
+# LeakSanitizer stops a program it finds under ptrace (exit 1): in a
+# sanitizer build the traced runs here go without it; the rest of the suite
+# still checks for leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+pip_world
+command -v strace >/dev/null 2>&1 || skip_all "strace is not installed (setup.sh installs it)"
+strace -f -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace not permitted)"
+command -v sqlite3 >/dev/null 2>&1 || skip_all "no sqlite3"
+# The real interpreter (the written route caches facts of ELF files only),
+# and a wrapper script around it, which takes the `-m venv` route.
+BASE=$("$SYS_PY" -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -x "$BASE" ] || skip_all "no python3"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$BASE" > "$WORLD/wrapped-python"
+chmod +x "$WORLD/wrapped-python"
+BOX="$WORLD/box"
+CAT="$BOX/catalog.sqlite3"
+FIX="$TOP_SRCDIR/tests/fixtures"
+TRACE="-f -y -e trace=syncfs,fsync,fdatasync,open,openat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,renameat,renameat2,unlink,unlinkat,rmdir"
+traced() { # LOG ARGS...: pyward under strace
+	_log=$1; shift
+	# shellcheck disable=SC2086
+	strace $TRACE -o "$_log" "$PYWARD" --box-root "$BOX" -C "$WS" "$@" >"$WORLD/.out" 2>"$WORLD/.err"
+	RC=$?
+	OUT=$(cat "$WORLD/.out")
+	ERR=$(cat "$WORLD/.err")
+}
+injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
+	_o=""
+	while [ "$1" != "--" ]; do _o="$_o $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	strace -f -o /dev/null $_o "$PYWARD" --box-root "$BOX" -C "$WS" "$@" >"$WORLD/.out" 2>"$WORLD/.err"
+	RC=$?
+	ERR=$(cat "$WORLD/.err")
+}
+order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
+outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
+plan 29
+
+# ---- create, written by pyward: the tree flushed, renamed, its folder flushed, then recorded
+P venv create --python "$BASE" warm
+is "$RC" 0 "an untraced create learns the base and builds the pip image"
+mkdir -p "$WS/sub"
+traced "$WORLD/fast.log" venv create --python "$BASE" sub/fast
+is "$RC" 0 "a written create succeeds under strace"
+is "$(order "$WORLD/fast.log" create-fast "$WS/sub/fast")" "ok" \
+	"written create: every file and folder pyward made flushed, then renamed into place, the folder fsynced, then the catalog"
+is "$(outcome venv.create)" "ok" "the history records it ok"
+
+# ---- create through `-m venv`: syncfs before the marker goes
+traced "$WORLD/slow.log" venv create --python "$WORLD/wrapped-python" --seed none slow --json
+is "$RC" 0 "a -m venv create succeeds under strace"
+is "$(J 'd["written"]')" "False" "it took the -m venv route"
+is "$(order "$WORLD/slow.log" create-venv "$WS/slow")" "ok" \
+	"-m venv create: syncfs after the last file, then the marker removed, the folder fsynced, then the catalog"
+
+# ---- install and uninstall: syncfs after pip, before the outcome and the package changes
+traced "$WORLD/inst.log" venv install --venv sub/fast --index "$INDEX_ok_URL" 'pwtest-alpha==1.0'
+is "$RC" 0 "install succeeds under strace"
+is "$(order "$WORLD/inst.log" install "$WS/sub/fast")" "ok" "install: syncfs after pip's last file, then the catalog"
+traced "$WORLD/uninst.log" venv uninstall --venv sub/fast pwtest-alpha
+is "$RC" 0 "uninstall succeeds under strace"
+is "$(order "$WORLD/uninst.log" uninstall "$WS/sub/fast")" "ok" "uninstall: syncfs after pip's last removal, then the catalog"
+
+# ---- remove: the folder that held it fsynced before the record
+traced "$WORLD/rm.log" venv remove slow
+is "$RC" 0 "remove succeeds under strace"
+is "$(order "$WORLD/rm.log" remove "$WS/slow")" "ok" "remove: the folder that held it fsynced after the removal, then the catalog"
+
+# ---- a failing flush fails each operation
+mkdir -p "$WS/inj"
+injected -P "$WS/inj" -e trace=fsync -e inject=fsync:error=EIO -- venv create --python "$BASE" inj/e
+is "$RC" 1 "a written create whose flush fails (EIO) fails"
+like "$ERR" "could not be flushed to disk, so .*/inj/e was not created.*Input/output error" \
+	"the error says the environment was not flushed, not created, and why"
+ok "nothing is left at the target or beside it" test -z "$(ls -A "$WS/inj")"
+is "$(outcome venv.create)" "failed" "the history records the create as failed"
+
+injected -e trace=syncfs -e inject=syncfs:error=EIO -- venv create --python "$WORLD/wrapped-python" --seed none slow2
+is "$RC" 1 "a -m venv create whose flush fails (EIO) fails"
+like "$ERR" "could not be flushed to disk, so .*/slow2 was not created.*Input/output error" "the error says so"
+ok "the half-made environment was removed" test ! -e "$WS/slow2"
+
+injected -e trace=syncfs -e inject=syncfs:error=EIO -- venv install --venv sub/fast --index "$INDEX_ok_URL" 'pwtest-alpha==1.0'
+is "$RC" 1 "an install whose flush fails (EIO) fails"
+like "$ERR" "could not be flushed to disk, so the install is recorded as failed.*Input/output error" "the error says so"
+is "$(outcome venv.install)" "failed" "the history records the install as failed"
+
+injected -e trace=syncfs -e inject=syncfs:error=EIO -- venv uninstall --venv sub/fast pwtest-alpha
+is "$RC" 1 "an uninstall whose flush fails (EIO) fails"
+like "$ERR" "removal could not be flushed to disk, so it is recorded as failed.*Input/output error" "the error says so"
+is "$(outcome venv.uninstall)" "failed" "the history records the uninstall as failed"
+
+injected -P "$WS" -e trace=fsync -e inject=fsync:error=EIO -- venv remove warm
+is "$RC" 1 "a remove whose flush fails (EIO) fails"
+like "$ERR" "was removed, but the removal could not be flushed to disk.*Input/output error" "the error says so"
+is "$(outcome venv.remove)" "failed" "the history records the remove as failed"
+done_testing
