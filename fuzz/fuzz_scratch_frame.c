@@ -2,7 +2,7 @@
  * cut into reads (sizes from its first byte), fed to the line buffer, and
  * every complete line goes through the host's request parser; the output
  * capture and UTF-8 cleaning see the same bytes. */
-/* sources: scratch_proto.c err.c redact.c xalloc.c */
+/* sources: scratch_proto.c jsontext.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "scratch_proto.h"

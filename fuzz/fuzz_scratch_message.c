@@ -1,7 +1,9 @@
 /* Fuzz target: the scratchpad's message decoders, as a client meets the
  * host's lines (result, session list, lease, error) and the host meets a
- * client's (request). One input is one line of any bytes. */
-/* sources: scratch_proto.c err.c redact.c xalloc.c */
+ * client's (request). One input is one line of any bytes. A decoded
+ * result is also written directly (pw_scratch_result_dump) and must be
+ * the bytes jansson writes. */
+/* sources: scratch_proto.c jsontext.c err.c redact.c xalloc.c */
 #include "config.h"
 
 #include "scratch_proto.h"
@@ -39,7 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	e = pw_scratch_result_decode(j, &r);
 	if (!e) {
 		(void)pw_scratch_result_exit_status(r);
-		reencode(pw_scratch_result_encode(r));
+		/* the text written directly is jansson's, byte for byte */
+		json_t *enc = pw_scratch_result_encode(r);
+		char *want = json_dumps(enc, JSON_COMPACT), *got = pw_scratch_result_dump(r, NULL);
+		if (!want != !got || (want && strcmp(want, got) != 0))
+			abort();
+		free(want);
+		free(got);
+		reencode(enc);
 		pw_scratch_result_free(&r);
 	}
 	pw_err_free(e);

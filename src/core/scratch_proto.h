@@ -124,6 +124,10 @@ typedef struct pw_scratch_result {
 } pw_scratch_result;
 
 json_t *pw_scratch_result_encode(const pw_scratch_result *r);
+/* json_dumps(pw_scratch_result_encode(r), JSON_COMPACT), the same bytes,
+ * without building the tree (the MCP server's hot path); *len its length
+ * when len is given. */
+char *pw_scratch_result_dump(const pw_scratch_result *r, size_t *len);
 pw_err *pw_scratch_result_decode(const json_t *j, pw_scratch_result **out);
 void pw_scratch_result_add_notice(pw_scratch_result *r, const char *kind, const char *message);
 void pw_scratch_result_free(pw_scratch_result **r);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -117,6 +118,12 @@ static pw_mcp_call *find_locked(pw_mcp_calls *r, const json_t *id)
 	return NULL;
 }
 
+/* A reference of our own to a part of a message that nobody changes. */
+static json_t *shared(const json_t *j)
+{
+	return (json_t *)(uintptr_t)j;
+}
+
 pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t *params,
 				const pw_mcp_peer *peer, pw_mcp_batch *batch, const char **why)
 {
@@ -130,8 +137,10 @@ pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t 
 	pw_mcp_call *c = xcalloc(1, sizeof *c);
 	c->reg = r;
 	c->id = json_deep_copy(id);
-	c->params = params ? json_deep_copy(params) : json_object();
-	c->caps = peer->caps ? json_deep_copy(peer->caps) : json_object();
+	/* shared, not copied: nothing changes a parsed message (jansson's
+	 * reference counts are atomic, so the reading thread may drop it) */
+	c->params = params ? json_incref(shared(params)) : json_object();
+	c->caps = peer->caps ? json_incref(shared(peer->caps)) : json_object();
 	c->client_name = peer->name ? xstrdup(peer->name) : NULL;
 	c->client_version = peer->version_text ? xstrdup(peer->version_text) : NULL;
 	c->version = peer->version;

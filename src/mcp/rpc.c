@@ -3,6 +3,7 @@
 
 #include "mcp/rpc.h"
 
+#include "jsontext.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
@@ -45,6 +46,20 @@ json_t *pw_rpc_result(const json_t *id, json_t *result)
 	json_t *m = envelope(id);
 	json_object_set_new(m, "result", result);
 	return m;
+}
+
+char *pw_rpc_result_head(const json_t *id)
+{
+	if (!json_is_string(id) && !json_is_integer(id))
+		return NULL;
+	pw_jsontext t = { 0 };
+	PW_JSONTEXT_LIT(&t, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (json_is_string(id))
+		pw_jsontext_str(&t, json_string_value(id));
+	else
+		pw_jsontext_int(&t, (int64_t)json_integer_value(id));
+	PW_JSONTEXT_LIT(&t, ",\"result\":{}}");
+	return pw_jsontext_take(&t, NULL);
 }
 
 json_t *pw_rpc_message(const json_t *id, const char *method, json_t *params)

@@ -25,6 +25,10 @@ json_t *pw_rpc_error(const json_t *id, int code, const char *message, json_t *da
 json_t *pw_rpc_errorf(const json_t *id, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* result is stolen. */
 json_t *pw_rpc_result(const json_t *id, json_t *result);
+/* The compact text of pw_rpc_result(id, {}) written directly (the python
+ * tool's answer starts with it), or NULL for an id of another kind than a
+ * string or an integer (then build and dump the message). */
+char *pw_rpc_result_head(const json_t *id);
 /* A request or notification (id NULL); params stolen, may be NULL. */
 json_t *pw_rpc_message(const json_t *id, const char *method, json_t *params);
 

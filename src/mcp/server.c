@@ -170,16 +170,21 @@ static void run_tool(pw_mcp_call *c, void *ud)
 	tool_job *job = ud;
 	pw_mcp_tool_result res = { 0 };
 	job->tool->run(c, job->args, job->admitted, &res);
-	if (!res.structured && !res.raw)
+	if (!res.structured && !res.text && !res.raw)
 		pw_mcp_tool_fail(&res, pw_err_new(PW_ERR_FAILED, NULL, "the tool returned nothing"));
 	pw_mcp_version v = pw_mcp_call_version(c);
 	json_decref(job->args);
 	free(job);
 	if (!pw_mcp_call_batched(c)) { /* the structured object serialised once */
-		json_t *head = pw_rpc_result(pw_mcp_call_id(c), finish_result(v, json_object()));
+		char *head = pw_mcp_is_stateless(v) ? NULL : pw_rpc_result_head(pw_mcp_call_id(c));
+		if (!head) {
+			json_t *h = pw_rpc_result(pw_mcp_call_id(c), finish_result(v, json_object()));
+			head = json_dumps(h, JSON_COMPACT);
+			json_decref(h);
+		}
 		size_t len = 0;
 		char *line = pw_mcp_tool_result_line(&res, v, head, &len);
-		json_decref(head);
+		free(head);
 		if (line) {
 			pw_mcp_call_finish_line(c, line, len);
 			return;
@@ -200,7 +205,7 @@ static json_t *do_tools_call(server *s, const json_t *id, const json_t *params, 
 	json_t *args = json_object_get(params, "arguments");
 	if (args && !json_is_object(args))
 		return pw_rpc_error(id, PW_RPC_INVALID_PARAMS, "tools/call: arguments must be an object", NULL);
-	args = args ? json_deep_copy(args) : json_object();
+	args = args ? json_incref(args) : json_object(); /* read only, like the call's params */
 	char *bad = pw_mcp_argcheck(schema, args, "arguments");
 	if (bad) {
 		json_t *e = pw_rpc_errorf(id, PW_RPC_INVALID_PARAMS, "%s: %s", tool->name, bad);

@@ -64,7 +64,7 @@ static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw
 		pw_mcp_tool_fail(out, e);
 		return;
 	}
-	out->structured = pw_op_scratch_json(&r);
+	out->text = pw_op_scratch_json_text(&r); /* the bytes of pw_op_scratch_json, written directly */
 	out->is_error = strcmp(r.cell->status, "ok") != 0 && strcmp(r.cell->status, "reset") != 0;
 	pw_op_scratch_clear(&r);
 }

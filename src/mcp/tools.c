@@ -128,8 +128,20 @@ const pw_mcp_tool *pw_mcp_toolbox_find(const pw_mcp_toolbox *tb, const char *nam
 	return NULL;
 }
 
+/* The structured object as a tree (for a batch, or a raw result). */
+static void text_to_tree(pw_mcp_tool_result *r)
+{
+	if (!r->text)
+		return;
+	if (!r->structured)
+		r->structured = json_loads(r->text, 0, NULL);
+	free(r->text);
+	r->text = NULL;
+}
+
 json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v)
 {
+	text_to_tree(r);
 	if (r->raw) {
 		json_decref(r->structured);
 		return r->raw;
@@ -187,17 +199,18 @@ static void put_escaped(line *l, const char *text)
 	}
 }
 
-char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const json_t *response, size_t *len)
+char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const char *head, size_t *len)
 {
 	if (r->raw)
 		return NULL;
-	char *head = json_dumps(response, JSON_COMPACT);
 	size_t hl = head ? strlen(head) : 0;
-	char *text = hl >= 4 && strcmp(head + hl - 2, "}}") == 0 ? json_dumps(r->structured, JSON_COMPACT) : NULL;
-	if (!text) {
-		free(head);
-		return NULL;
+	char *text = NULL;
+	if (hl >= 4 && strcmp(head + hl - 2, "}}") == 0) {
+		text = r->text ? r->text : json_dumps(r->structured, JSON_COMPACT);
+		r->text = NULL;
 	}
+	if (!text)
+		return NULL;
 	size_t tl = strlen(text);
 	line l = { .cap = hl + 2 * tl + 128 };
 	l.buf = xmalloc(l.cap);
@@ -215,7 +228,6 @@ char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const jso
 		PUT(&l, ",\"isError\":true");
 	PUT(&l, "}}\n");
 	l.buf[l.len] = '\0';
-	free(head);
 	free(text);
 	json_decref(r->structured);
 	r->structured = NULL;
@@ -225,6 +237,8 @@ char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const jso
 
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e)
 {
+	free(out->text);
+	out->text = NULL;
 	json_decref(out->structured);
 	out->structured = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error",
 				    "code", pw_err_code_name(pw_err_code(e)),

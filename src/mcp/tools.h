@@ -18,6 +18,7 @@
 
 typedef struct pw_mcp_tool_result {
 	json_t *structured;  /* the result object, or {"error": ...} with is_error */
+	char *text;          /* or that object already as compact JSON text (the python tool) */
 	bool is_error;
 	json_t *raw;         /* a whole result to send as it is (input_required) */
 } pw_mcp_tool_result;
@@ -47,15 +48,15 @@ const pw_mcp_tool *pw_mcp_toolbox_find(const pw_mcp_toolbox *tb, const char *nam
 /* The CallToolResult for v: structuredContent (2025-06-18 on) and the same
  * JSON as text. Consumes r. */
 json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v);
-/* The same CallToolResult as the JSON-RPC response line: response is the
- * response with the rest of the result (resultType, _meta; no content),
- * and the result's content, structuredContent and isError are written
+/* The same CallToolResult as the JSON-RPC response line: head is the
+ * response with the rest of the result (resultType, _meta; no content) as
+ * compact JSON text, and the result's content, structuredContent and isError are written
  * into it, the structured object serialised once (jansson would write it
  * twice and escape one copy again: a sixth of the server's time per
  * python call). Consumes r's structured object. The line ends with its
  * newline; *len its length. NULL (r untouched) for a raw result or a
  * response that cannot take the members. */
-char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const json_t *response, size_t *len);
+char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const char *head, size_t *len);
 /* Fill out as the error e (consumed), the CLI's JSON error shape. */
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 

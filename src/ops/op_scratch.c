@@ -396,6 +396,11 @@ json_t *pw_op_scratch_json(const pw_op_scratch_result *r)
 	return pw_scratch_result_encode(r->cell);
 }
 
+char *pw_op_scratch_json_text(const pw_op_scratch_result *r)
+{
+	return pw_scratch_result_dump(r->cell, NULL);
+}
+
 int pw_op_scratch_exit_status(const pw_op_scratch_result *r)
 {
 	return pw_scratch_result_exit_status(r->cell);

@@ -77,6 +77,9 @@ double pw_op_scratch_budget(const pw_ops_ctx *ctx);
 pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
 			  pw_op_scratch_conn **conn, pw_op_scratch_result *r);
 json_t *pw_op_scratch_json(const pw_op_scratch_result *r);
+/* The same JSON as compact text, written without building the tree (the
+ * MCP server's python tool answers with it). */
+char *pw_op_scratch_json_text(const pw_op_scratch_result *r);
 /* 0 ok or reset, 1 error or lost, 4 timed out, 130 interrupted. */
 int pw_op_scratch_exit_status(const pw_op_scratch_result *r);
 void pw_op_scratch_clear(pw_op_scratch_result *r);

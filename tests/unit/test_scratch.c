@@ -175,6 +175,75 @@ static void test_request_rejects_malformed(void **state)
 	json_decref(list);
 }
 
+/* A string of pieces a result may hold: ASCII, every kind of escape,
+ * valid multi-byte UTF-8 and (when bad) sequences jansson refuses. */
+static char *random_text(unsigned *seed, bool bad)
+{
+	static const char *const pieces[] = {
+		"a", "Z", " ", "/", "\x7f", "\"", "\\", "\b", "\f", "\n", "\r", "\t", "\x01", "\x1f", "\x1b[0m",
+		"\xc3\xa9", "\xe2\x80\xa8", "\xef\xbf\xbf", "\xf0\x9f\x90\x8d", "\xf4\x8f\xbf\xbf", "'", "<cell 1>",
+	};
+	static const char *const broken[] = {
+		"\xc3", "\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff",
+	};
+	size_t n = (size_t)(rand_r(seed) % 12), cap = 1;
+	char *s = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		const char *p = pieces[rand_r(seed) % (sizeof pieces / sizeof *pieces)];
+		if (bad && i == n / 2)
+			p = broken[rand_r(seed) % (sizeof broken / sizeof *broken)];
+		cap += strlen(p);
+		s = xrealloc(s, cap);
+		strcat(s, p);
+	}
+	return s;
+}
+
+/* The result written directly is byte for byte what jansson writes from
+ * the encoded tree, for any content, including strings jansson refuses
+ * (then the key is missing in both) and NULL members. */
+static void test_result_dump_matches_jansson(void **state)
+{
+	(void)state;
+	unsigned seed = 15;
+	int bad_seen = 0;
+	for (int i = 0; i < 3000; i++) {
+		bool bad = i % 7 == 3;
+		pw_scratch_result *r = xcalloc(1, sizeof *r);
+		r->session = random_text(&seed, false);
+		r->status = rand_r(&seed) % 5 ? xstrdup("ok") : NULL;
+		r->execution = (int64_t)rand_r(&seed) - (i % 3 ? 0 : 1000000000);
+		r->generation = i % 11 == 0 ? INT64_MIN : i % 13 == 0 ? INT64_MAX : rand_r(&seed) % 100;
+		r->value = rand_r(&seed) % 3 ? random_text(&seed, bad && i % 2) : NULL;
+		r->traceback = rand_r(&seed) % 3 ? NULL : random_text(&seed, false);
+		r->out = rand_r(&seed) % 4 ? random_text(&seed, bad && !(i % 2)) : NULL;
+		r->err = random_text(&seed, false);
+		r->out_dropped = (size_t)rand_r(&seed) % 3 * 4096;
+		r->err_dropped = (size_t)(i % 17);
+		r->duration_ms = rand_r(&seed) % 5000;
+		for (int k = rand_r(&seed) % 3; k > 0; k--)
+			pw_scratch_result_add_notice(r, "evicted", k == 2 && bad ? "\xc3(" : "fresh scratchpad: \"evicted\"\n");
+		if (i % 50 == 0) { /* a fresh worker's first result: jansson's path */
+			r->interp = xcalloc(1, sizeof *r->interp);
+			r->interp->version = xstrdup("3.11.2");
+		}
+		json_t *j = pw_scratch_result_encode(r);
+		char *want = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+		size_t len = 0;
+		char *got = pw_scratch_result_dump(r, &len);
+		assert_non_null(want);
+		assert_non_null(got);
+		assert_string_equal(got, want);
+		assert_int_equal(len, strlen(want));
+		bad_seen += bad && !strstr(want, "\"stdout\"") + !strstr(want, "\"value\"") > 0;
+		free(want);
+		free(got);
+		pw_scratch_result_free(&r);
+	}
+	assert_true(bad_seen > 50); /* the refused strings were met */
+}
+
 static void test_result_round_trip_and_notice_order(void **state)
 {
 	(void)state;
@@ -299,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_request_round_trip),
 		cmocka_unit_test(test_request_rejects_malformed),
 		cmocka_unit_test(test_result_round_trip_and_notice_order),
+		cmocka_unit_test(test_result_dump_matches_jansson),
 		cmocka_unit_test(test_error_round_trip),
 		cmocka_unit_test(test_list_round_trip),
 		cmocka_unit_test(test_session_names),
