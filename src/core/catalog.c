@@ -35,6 +35,9 @@
 #define DEFAULT_LIMIT 50
 #define WAL_TRIES 40
 #define WAL_RETRY_MS 25
+/* A writing open checks a file this small whole every time: the check
+ * reads every page, 1 MiB in about 3 ms (DESIGN.md, "Catalog"). */
+#define CHECK_ALWAYS_BYTES (1 << 20)
 
 #define HINT_FOREIGN _("it is not a pyward catalog; move it aside or choose another box root with --box-root")
 #define HINT_DAMAGED _("the catalog is damaged; move it and its -wal and -shm files aside (pyward starts a new one) or restore a backup")
@@ -260,6 +263,7 @@ typedef struct db_state {
 	int64_t app_id;
 	int64_t version;
 	int64_t objects;      /* rows in sqlite_master */
+	int64_t bytes;        /* pages times page size */
 } db_state;
 
 /* Binds parameters, keeping the first failure for one check at the end. */
@@ -464,7 +468,8 @@ static pw_err *check_file(const char *path, bool *fresh)
 static const char SQL_STATE[] =
 	"SELECT (SELECT application_id FROM pragma_application_id),"
 	" (SELECT user_version FROM pragma_user_version),"
-	" (SELECT count(*) FROM sqlite_master)";
+	" (SELECT count(*) FROM sqlite_master),"
+	" (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)";
 
 static pw_err *read_state(pw_catalog *c, db_state *s)
 {
@@ -479,6 +484,7 @@ static pw_err *read_state(pw_catalog *c, db_state *s)
 		s->app_id = sqlite3_column_int64(st, 0);
 		s->version = sqlite3_column_int64(st, 1);
 		s->objects = sqlite3_column_int64(st, 2);
+		s->bytes = sqlite3_column_int64(st, 3);
 	}
 	sqlite3_finalize(st);
 	return e;
@@ -600,9 +606,16 @@ static pw_err *open_db(pw_catalog *c, const char *file, int flags)
 	/* 1 MiB of page cache, not SQLite's 2: a filter over the whole history
 	 * reads every page once, and the kernel caches the file anyway. */
 	pw_err *e = exec(c, "PRAGMA cache_size = -1024", N_("sizing the page cache"));
-	if (e)
-		return e;
-	return exec(c, "PRAGMA foreign_keys = ON", N_("enabling foreign keys"));
+	if (!e)
+		e = exec(c, "PRAGMA foreign_keys = ON", N_("enabling foreign keys"));
+	/* Every b-tree page SQLite loads is checked cell by cell before it is
+	 * used, so a statement that reaches a damaged page fails with
+	 * SQLITE_CORRUPT (rolled back, nothing written) instead of writing
+	 * into it. The cost follows the pages an operation touches, not the
+	 * size of the file. */
+	if (!e)
+		e = exec(c, "PRAGMA cell_size_check = ON", N_("enabling page checks"));
+	return e;
 }
 
 /* Nothing is written before the file is known to be ours (or empty) and
@@ -613,6 +626,8 @@ static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
 	int flags = mode == PW_CATALOG_READ_ONLY ? SQLITE_OPEN_READONLY
 		: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	int extra = 0;
+	/* Asked before our own open, which takes the lock this looks for. */
+	bool left_open = mode != PW_CATALOG_READ_ONLY && pw_catalog_file_left_open(c->path);
 	/* A reader who may not write (another user, a read-only box) opens
 	 * the file immutable, so SQLite does not try to create its -shm. */
 	char *name = mode == PW_CATALOG_READ_ONLY ? pw_catalog_file_reader_name(c->path, &extra) : xstrdup(c->path);
@@ -622,12 +637,16 @@ static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
 		e = read_state(c, &s);
 	if (!e)
 		e = check_state(c, &s);
-	/* Before writing, the whole file is checked. A read-only open skips it:
-	 * it cannot make damage worse, SQLite reports a damaged page it reaches
-	 * as SQLITE_CORRUPT (PW_ERR_CORRUPT with the hint), and the check reads
-	 * every page (0.3 s for 100,000 operations), which a browser paging
-	 * through the history must not pay on every read. */
-	if (!e && s.app_id == PW_CATALOG_APP_ID && mode != PW_CATALOG_READ_ONLY)
+	/* The whole file is checked before writing when there is reason: it
+	 * is small enough that the check costs nothing (CHECK_ALWAYS_BYTES), or
+	 * the last writer did not close it (its -wal was just recovered). Else
+	 * the check would read every page (0.3 s per 100,000 operations) on
+	 * every operation; the page checks (cell_size_check) refuse a write
+	 * that reaches a damaged page. A read-only open never checks: it
+	 * cannot make damage worse, and a damaged page it reaches is reported
+	 * as PW_ERR_CORRUPT with the hint. */
+	if (!e && s.app_id == PW_CATALOG_APP_ID && mode != PW_CATALOG_READ_ONLY &&
+	    (left_open || s.bytes <= CHECK_ALWAYS_BYTES))
 		e = quick_check(c);
 	if (e)
 		return e;
@@ -680,6 +699,10 @@ pw_err *pw_catalog_open(const char *path, pw_catalog_mode mode, pw_catalog **out
 	c->fresh = fresh;
 	this_host(c->host, sizeof c->host);
 	e = c->readonly && fresh ? open_empty(c) : open_file(c, mode);
+	/* A refused file is left as it was: closing must not checkpoint a -wal
+	 * a dead writer left (which is also why the next open checks again). */
+	if (e && c->db)
+		sqlite3_db_config(c->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
 	if (e) {
 		pw_catalog_close(&c);
 		return e;

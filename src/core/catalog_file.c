@@ -130,3 +130,47 @@ char *pw_catalog_file_reader_name(const char *path, int *extra_flags)
 	*extra_flags = SQLITE_OPEN_URI;
 	return uri;
 }
+
+/* Every connection to a WAL database holds a shared lock on byte 128 of the
+ * -shm (the "DMS" lock of SQLite's WAL file format) while it is open. Locks
+ * are matched by inode alone: /proc/locks names the device the lock lives
+ * on, which on an overlay is not the one stat() reports. */
+#define SHM_DMS_BYTE 128
+
+static bool shm_held(const struct stat *shm)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return false; /* cannot tell: as if nobody held it, so the file is checked */
+	char line[256];
+	bool held = false;
+	while (!held && fgets(line, sizeof line, f)) {
+		char kind[16], end[32];
+		unsigned long long ino;
+		long long start;
+		/* "1: POSIX  ADVISORY  READ 4242 fd:01:1234 128 128"; a waiter's
+		 * line has "->" after the number and holds nothing */
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*d: %15s %*s %*s %*d %*x:%*x:%llu %lld %31s", kind, &ino, &start, end) != 4)
+			continue;
+		long long last = strcmp(end, "EOF") == 0 ? SHM_DMS_BYTE : atoll(end);
+		held = strcmp(kind, "POSIX") == 0 && ino == (unsigned long long)shm->st_ino &&
+		       start <= SHM_DMS_BYTE && last >= SHM_DMS_BYTE;
+	}
+	fclose(f);
+	return held;
+}
+
+bool pw_catalog_file_left_open(const char *path)
+{
+	char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+	struct stat ws, ss;
+	bool left = false;
+	/* A clean close of the last connection checkpoints and deletes the
+	 * -wal; an empty one holds nothing to recover. */
+	if (lstat(wal, &ws) == 0 && S_ISREG(ws.st_mode) && ws.st_size > 0)
+		left = lstat(shm, &ss) != 0 || !S_ISREG(ss.st_mode) || !shm_held(&ss);
+	free(wal);
+	free(shm);
+	return left;
+}

@@ -30,5 +30,11 @@ bool pw_catalog_file_writable(const char *path);
  * writer keeps; else a URI with mode=ro&immutable=1 (no -shm needed: the
  * last writer left everything in the file). */
 char *pw_catalog_file_reader_name(const char *path, int *extra_flags);
+/* Did the last connection to path end without closing (killed, crashed,
+ * power cut)? True when its -wal holds frames and no open connection holds
+ * the -shm (read from /proc/locks, never by opening the -shm: closing a
+ * descriptor would drop this process's own SQLite locks on it). Asked
+ * before opening, since the open itself takes the lock. */
+bool pw_catalog_file_left_open(const char *path);
 
 #endif
