@@ -567,6 +567,42 @@ static int prune_history(pw_cli *cli, const history_args *h)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- check */
+
+static int check_history(pw_cli *cli)
+{
+	pw_op_history_check_result r = { 0 };
+	pw_op_io io = terminal_io(cli);
+	pw_err *e = pw_cli_prepare(cli);
+	if (!e)
+		e = pw_op_history_check(&cli->ctx, &io, &r);
+	if (e) {
+		pw_op_history_check_clear(&r);
+		return pw_cli_fail(cli, e);
+	}
+	if (cli->json) {
+		pw_render_json(stdout, pw_op_history_check_json(&r));
+	} else if (!r.damaged) {
+		printf(_("catalog %s: no damage found (%lld pages read, every index compared with its table)\n"),
+		       pw_render_safe(r.catalog), (long long)r.check.pages);
+	} else {
+		for (size_t i = 0; i < r.check.count; i++)
+			printf("%s\n", pw_render_safe(r.check.problems[i]));
+	}
+	int rc = 0;
+	if (r.damaged) {
+		pw_err *d = pw_err_new(PW_ERR_CORRUPT,
+				       _("move it and its -wal and -shm files aside (pyward starts a new one) or restore "
+					 "a backup; pyward history export may still read what is sound"),
+				       _("catalog %s is damaged: %zu problems found"), r.catalog, r.check.count);
+		pw_cli_print_error(cli, d);
+		pw_err_free(d);
+		rc = 1;
+	}
+	pw_op_history_check_clear(&r);
+	return rc;
+}
+
 static int run_history(pw_cli *cli, int argc, char **argv)
 {
 	history_args h = { .cli = cli };
@@ -578,7 +614,7 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 		return PW_EXIT_USAGE;
 	int nops = argc - first;
 	const char *sub = nops ? argv[first] : "list";
-	static const char *const verbs[] = { "show", "undo", "export", "prune" };
+	static const char *const verbs[] = { "show", "undo", "export", "prune", "check" };
 	bool known = nops == 0;
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		known = known || strcmp(sub, verbs[i]) == 0;
@@ -601,11 +637,13 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 		return export_history(cli, &h);
 	if (strcmp(sub, "prune") == 0 && nops == 1)
 		return prune_history(cli, &h);
+	if (strcmp(sub, "check") == 0 && nops == 1)
+		return check_history(cli);
 	if (strcmp(sub, "show") == 0)
 		pw_cli_usage_error(cli, _("usage: history show ID"));
 	else if (strcmp(sub, "undo") == 0)
 		pw_cli_usage_error(cli, _("usage: history undo ID [--dry-run] [--force] [--yes] [--index URL]"));
-	else if (strcmp(sub, "export") == 0 || strcmp(sub, "prune") == 0)
+	else if (strcmp(sub, "export") == 0 || strcmp(sub, "prune") == 0 || strcmp(sub, "check") == 0)
 		pw_cli_usage_error(cli, _("'history %s' takes no operands"), sub);
 	else
 		pw_cli_usage_error(cli, _("unknown history argument '%s'"), sub);
@@ -614,12 +652,13 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 
 const pw_cmd pw_cmd_history = {
 	.name = "history",
-	.summary = N_("list recorded operations, show, undo, export or prune them"),
+	.summary = N_("list recorded operations, show, undo, export or prune them, check the catalog"),
 	.usage = N_("[--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE] [--limit N|all] [--json]\n"
 		    "       pyward history show ID [--json]\n"
 		    "       pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL] [--json]\n"
 		    "       pyward history export [--since DATE] [--format jsonl|csv]\n"
-		    "       pyward history prune --before DATE [--yes] [--json]"),
+		    "       pyward history prune --before DATE [--yes] [--json]\n"
+		    "       pyward history check [--json]"),
 	.help = N_("Usage:\n"
 		   "  pyward history [--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE]\n"
 		   "                 [--limit N|all]\n"
@@ -627,6 +666,7 @@ const pw_cmd pw_cmd_history = {
 		   "  pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL]\n"
 		   "  pyward history export [--since DATE] [--format jsonl|csv]\n"
 		   "  pyward history prune --before DATE [--yes]\n"
+		   "  pyward history check\n"
 		   "\n"
 		   "Options:\n"
 		   "  --kind K              list: operations of this kind, or of the kinds it starts\n"
@@ -645,7 +685,9 @@ const pw_cmd pw_cmd_history = {
 		   "  --format jsonl|csv    export: one JSON object a line (default), or CSV\n"
 		   "  --before DATE         prune: delete the operations started before this UTC date\n"
 		   "\n"
-		   "--json prints the results of the list, show, undo and prune as JSON.\n"
+		   "check reads the whole catalog for damage (every page, every index against its\n"
+		   "table) without writing; exit status 1 when it finds any.\n"
+		   "--json prints the results of the list, show, undo, prune and check as JSON.\n"
 		   "A verb refuses an option it does not take (exit status 2)."),
 	.run = run_history,
 };

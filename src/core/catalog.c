@@ -642,7 +642,8 @@ static pw_err *open_file(pw_catalog *c, pw_catalog_mode mode)
 	 * the last writer did not close it (its -wal was just recovered). Else
 	 * the check would read every page (0.3 s per 100,000 operations) on
 	 * every operation; the page checks (cell_size_check) refuse a write
-	 * that reaches a damaged page. A read-only open never checks: it
+	 * that reaches a damaged page, and `pyward history check` reads the
+	 * whole file when an operator asks. A read-only open never checks: it
 	 * cannot make damage worse, and a damaged page it reaches is reported
 	 * as PW_ERR_CORRUPT with the hint. */
 	if (!e && s.app_id == PW_CATALOG_APP_ID && mode != PW_CATALOG_READ_ONLY &&

@@ -1,4 +1,4 @@
-/* history export and prune, over pw_catalog_db(). */
+/* history export, prune and check, over pw_catalog_db(). */
 #include "config.h"
 
 #include "history_admin.h"
@@ -170,4 +170,63 @@ pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw
 	if (e)
 		memset(out, 0, sizeof *out);
 	return e;
+}
+
+/* ---------------------------------------------------------------- check */
+
+/* A report may hold several lines, the first naming the database. */
+static void add_problem(pw_history_check_result *out, const char *report)
+{
+	static const char banner[] = "*** in database main ***";
+	for (const char *p = report; *p && out->count < PW_HISTORY_CHECK_MAX;) {
+		size_t n = strcspn(p, "\n");
+		if (n && !(n == sizeof banner - 1 && strncmp(p, banner, n) == 0)) {
+			out->problems = xrealloc(out->problems, (out->count + 1) * sizeof *out->problems);
+			out->problems[out->count++] = xstrndup(p, n);
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+pw_err *pw_history_check(pw_catalog *c, const pw_cancel *cancel, pw_history_check_result *out)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3 *db = pw_catalog_db(c);
+	sqlite3_stmt *st = NULL;
+	char sql[48];
+	snprintf(sql, sizeof sql, "PRAGMA integrity_check(%d)", PW_HISTORY_CHECK_MAX);
+	if (sqlite3_prepare_v2(db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		out->pages = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (cancel) /* only read; SQLite's callback takes void * */
+		sqlite3_progress_handler(db, 1000, export_cancelled, (void *)(uintptr_t)cancel);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *line = (const char *)sqlite3_column_text(st, 0);
+		if (!line || strcmp(line, "ok") != 0)
+			add_problem(out, line ? line : "?");
+		rc = SQLITE_OK;
+	}
+	pw_err *e = NULL;
+	int code = sqlite3_errcode(db);
+	if (rc != SQLITE_DONE && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB))
+		add_problem(out, sqlite3_errmsg(db)); /* damage bad enough to stop the check */
+	else if (rc != SQLITE_DONE)
+		e = db_error(db, N_("checking the file"));
+	sqlite3_finalize(st);
+	if (cancel)
+		sqlite3_progress_handler(db, 0, NULL, NULL);
+	if (e)
+		pw_history_check_clear(out);
+	return e;
+}
+
+void pw_history_check_clear(pw_history_check_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->count; i++)
+		free(r->problems[i]);
+	free(r->problems);
+	memset(r, 0, sizeof *r);
 }

@@ -1,8 +1,9 @@
 /*
  * The operator's verbs over the whole history: export (every operation
- * with its attempts and package changes, streamed oldest first) and prune
+ * with its attempts and package changes, streamed oldest first), prune
  * (delete operations started before a date, in one transaction that also
- * records the prune itself). Nothing is ever pruned automatically.
+ * records the prune itself) and check (the whole file for damage). Nothing
+ * is ever pruned automatically.
  */
 #ifndef PW_HISTORY_ADMIN_H
 #define PW_HISTORY_ADMIN_H
@@ -33,5 +34,19 @@ typedef struct pw_prune_result {
  * "history.prune" operation (who, when, how many) in the same
  * transaction: both happen or neither. args: the command line. */
 pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw_prune_result *out);
+
+/* What `PRAGMA integrity_check` found in the whole file: every page read,
+ * every index compared with its table (a sysadmin's check; writing opens
+ * check far less, see catalog.c). */
+typedef struct pw_history_check_result {
+	char **problems;        /* up to PW_HISTORY_CHECK_MAX lines; none: sound */
+	size_t count;
+	int64_t pages;
+} pw_history_check_result;
+#define PW_HISTORY_CHECK_MAX 100
+/* An error only when the check could not run (cancelled, I/O); damage is
+ * what out says, also when SQLite stopped the check at a damaged page. */
+pw_err *pw_history_check(pw_catalog *c, const pw_cancel *cancel, pw_history_check_result *out);
+void pw_history_check_clear(pw_history_check_result *r);
 
 #endif

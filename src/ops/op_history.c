@@ -408,6 +408,39 @@ json_t *pw_op_history_prune_json(const pw_prune_result *r, const char *before)
 			 "package_changes", (json_int_t)r->package_changes);
 }
 
+/* ---------------------------------------------------------------- check */
+
+pw_err *pw_op_history_check(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_history_check_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->catalog = xstrdup(ctx->catalog_path);
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_ro(ctx, &cat);
+	if (!e)
+		e = pw_history_check(cat, io ? io->cancel : NULL, &r->check);
+	pw_catalog_close(&cat);
+	r->damaged = !e && r->check.count > 0;
+	return e;
+}
+
+json_t *pw_op_history_check_json(const pw_op_history_check_result *r)
+{
+	json_t *problems = json_array();
+	for (size_t i = 0; i < r->check.count; i++)
+		json_array_append_new(problems, json_string(r->check.problems[i]));
+	return json_pack("{s:i,s:s,s:b,s:I,s:o}", "schema", 1, "catalog", r->catalog, "damaged", r->damaged, "pages",
+			 (json_int_t)r->check.pages, "problems", problems);
+}
+
+void pw_op_history_check_clear(pw_op_history_check_result *r)
+{
+	if (!r)
+		return;
+	free(r->catalog);
+	pw_history_check_clear(&r->check);
+	memset(r, 0, sizeof *r);
+}
+
 /* ---------------------------------------------------------------- venv verify */
 
 pw_err *pw_op_venv_verify(const pw_ops_ctx *ctx, const char *venv, const pw_op_io *io, pw_op_venv_verify_result *r)

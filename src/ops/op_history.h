@@ -1,7 +1,7 @@
 /*
  * The history's operations: show one operation with its attempts and
  * package changes; undo one (history.undo); export all of them (streamed);
- * prune old ones (history.prune); and venv verify (venv.verify), the
+ * prune old ones (history.prune); check the whole file; and venv verify (venv.verify), the
  * rpm -V of an environment. Each result's JSON is built here once.
  */
 #ifndef PW_OPS_OP_HISTORY_H
@@ -81,6 +81,18 @@ pw_err *pw_op_history_export(const pw_ops_ctx *ctx, const char *since, const pw_
 /* ---- prune: consent, then one transaction (history_admin.h). */
 pw_err *pw_op_history_prune(const pw_ops_ctx *ctx, const char *before, const pw_op_io *io, pw_prune_result *r);
 json_t *pw_op_history_prune_json(const pw_prune_result *r, const char *before);
+
+/* ---- check: the whole catalog for damage (history_admin.h), read-only
+ * and not recorded, so it runs on a damaged file, a copy, or for a user who
+ * may only read. damaged: the caller exits 1. */
+typedef struct pw_op_history_check_result {
+	char *catalog;
+	pw_history_check_result check;
+	bool damaged;
+} pw_op_history_check_result;
+pw_err *pw_op_history_check(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_history_check_result *r);
+json_t *pw_op_history_check_json(const pw_op_history_check_result *r);
+void pw_op_history_check_clear(pw_op_history_check_result *r);
 
 /* ---- venv verify: RECORD against the files (recordcheck.h), recorded as venv.verify. */
 typedef struct pw_op_venv_verify_result {

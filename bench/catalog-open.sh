@@ -1,0 +1,93 @@
+#!/bin/sh
+# What one recorded operation costs as the catalog grows: `pyward runtime
+# verify` on a box with no runtime (it opens the catalog for writing,
+# records one failed operation and closes) on catalogs of 10,000, 100,000
+# and 1,000,000 operations (two attempts each, catalog_fill --bulk), timed
+# whole process, beside the sqlite3 shell running `PRAGMA quick_check` on
+# the same file (what every writing open read until 2026-12-04).
+#
+# BEFORE=FILE names another pyward binary (an older build) to time beside
+# this one: the two alternate, RUNS times each (default 7), on the same
+# copy of the catalog, with sync before each run; medians and the ratio
+# after / before are printed with the load average at the start of each
+# size. BENCH_DIR=DIR keeps the filled catalogs there (a million rows take
+# a minute or two to fill and 700 MB).
+#
+# Usage: BUILD_DIR=_build [BEFORE=old/pyward] bench/catalog-open.sh [SIZES...]
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$here/_build}
+case $build in /*) ;; *) build=$here/$build ;; esac
+runs=${RUNS:-7}
+py="$build/src/pyward"
+fill="$build/tests/unit/catalog_fill"
+before=${BEFORE:-}
+[ -x "$py" ] && [ -x "$fill" ] || { echo "build first: make && make tests/unit/catalog_fill (in $build)" >&2; exit 2; }
+[ -z "$before" ] || [ -x "$before" ] || { echo "BEFORE=$before is not an executable" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "sqlite3 shell needed (apt-get install sqlite3)" >&2; exit 2; }
+[ $# -gt 0 ] || set -- 10000 100000 1000000
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pyward-bench-catalog.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+keep=${BENCH_DIR:-$work}
+mkdir -p "$work/box" "$work/ws" "$work/home" "$keep"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" PYWARD_SYSTEM_CONFIG="$work/none.conf"
+export LC_ALL=C.UTF-8 LANGUAGE=
+unset PYWARD_HOME
+
+ms_now() { date +%s%N; }
+time_ms() {
+	sync
+	s=$(ms_now)
+	"$@" >/dev/null 2>&1 || true
+	e=$(ms_now)
+	echo $(((e - s) / 1000000))
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.3f", a / b }'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+op() { "$1" --box-root "$work/box" -C "$work/ws" runtime verify; }
+
+echo "pyward runtime verify (one recorded operation), $runs runs each, alternating; medians; whole processes; nice $(nice)"
+if [ -n "$before" ]; then
+	printf '%-10s %8s %12s %9s %9s %7s  %s\n' operations file "quick_check" before after "a/b" "load (1 5 15)"
+else
+	printf '%-10s %8s %12s %9s  %s\n' operations file "quick_check" pyward "load (1 5 15)"
+fi
+for n in "$@"; do
+	cat="$keep/c$n.sqlite3"
+	if [ ! -s "$cat" ] || [ "$(sqlite3 -readonly "$cat" 'SELECT count(*) FROM operations' 2>/dev/null)" != "$n" ]; then
+		rm -f "$cat" "$cat-wal" "$cat-shm"
+		echo "filling $cat with $n operations..." >&2
+		"$fill" "$cat" --bulk "$n"
+	fi
+	box="$work/box/catalog.sqlite3"
+	rm -f "$box" "$box-wal" "$box-shm"
+	cp "$cat" "$box"
+	"$fill" "$box" --open
+	l=$(load)
+	qc=$( (sync; s=$(ms_now); sqlite3 "$box" 'PRAGMA quick_check' >/dev/null; e=$(ms_now); echo $(((e - s) / 1000000))) )
+	: >"$work/a" && : >"$work/b"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		if [ -z "$before" ]; then
+			time_ms op "$py" >>"$work/a"
+		elif [ $((i % 2)) = 0 ]; then
+			time_ms op "$before" >>"$work/b"
+			time_ms op "$py" >>"$work/a"
+		else
+			time_ms op "$py" >>"$work/a"
+			time_ms op "$before" >>"$work/b"
+		fi
+		i=$((i + 1))
+	done
+	a=$(median <"$work/a")
+	size=$(du -h "$box" | cut -f1)
+	if [ -n "$before" ]; then
+		b=$(median <"$work/b")
+		printf '%-10s %8s %9s ms %6s ms %6s ms %7s  %s\n' "$n" "$size" "$qc" "$b" "$a" "$(ratio "$a" "$b")" "$l"
+	else
+		printf '%-10s %8s %9s ms %6s ms  %s\n' "$n" "$size" "$qc" "$a" "$l"
+	fi
+	rm -f "$box" "$box-wal" "$box-shm"
+done
