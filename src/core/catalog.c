@@ -422,16 +422,10 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Judge the file from its header before SQLite opens it, so a file that is
- * not ours is never touched, not even by a hot-journal rollback or the
- * -wal/-shm files a read of a WAL database leaves behind. *fresh when it is
- * missing or empty. Our application_id is written in the same transaction
- * as the first schema, before WAL is enabled, so it is always in the main
- * file of a catalog. */
+/* *fresh when the file is missing or empty; the header of any other is
+ * judged by check_header once SQLite has the file open. */
 static pw_err *check_file(const char *path, bool *fresh)
 {
-	static const char magic[16] = "SQLite format 3";
-	unsigned char hdr[HEADER_SIZE];
 	struct stat st;
 
 	*fresh = false;
@@ -448,18 +442,36 @@ static pw_err *check_file(const char *path, bool *fresh)
 		*fresh = true;
 		return NULL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot read catalog %s"), path);
-	ssize_t n = pread(fd, hdr, sizeof hdr, 0);
-	int saved = errno;
-	close(fd);
-	if (n < 0)
-		return pw_err_errno(PW_ERR_IO, saved, NULL, _("cannot read catalog %s"), path);
-	if ((size_t)n < sizeof hdr || memcmp(hdr, magic, sizeof magic) != 0)
+	if (st.st_size < HEADER_SIZE)
 		return not_ours(path, N_("not an SQLite database"));
+	return NULL;
+}
+
+/* Judge the file from its header before SQLite reads it, so a file that is
+ * not ours is never touched, not even by a hot-journal rollback or the
+ * -wal/-shm files a read of a WAL database leaves behind. Our
+ * application_id is written in the same transaction as the first schema,
+ * before WAL is enabled, so it is always in the main file of a catalog.
+ * The header is read through the descriptor SQLite opened, never one of
+ * our own: closing any descriptor of a file drops every POSIX lock this
+ * process holds on it, those of its other SQLite connections included (a
+ * server opens the catalog per request while operations hold it open),
+ * and SQLite's WAL locking relies on them. */
+static pw_err *check_header(pw_catalog *c)
+{
+	static const char magic[16] = "SQLite format 3";
+	unsigned char hdr[HEADER_SIZE];
+	sqlite3_file *f = NULL;
+	int rc = sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &f);
+	if (rc != SQLITE_OK || !f || !f->pMethods)
+		return db_fail(c, rc == SQLITE_OK ? SQLITE_CANTOPEN : rc, N_("reading the file header"));
+	rc = f->pMethods->xRead(f, hdr, sizeof hdr, 0);
+	if (rc == SQLITE_IOERR_SHORT_READ || (rc == SQLITE_OK && memcmp(hdr, magic, sizeof magic) != 0))
+		return not_ours(c->path, N_("not an SQLite database"));
+	if (rc != SQLITE_OK)
+		return db_fail(c, rc, N_("reading the file header"));
 	if (be32(hdr + HEADER_APP_ID) != PW_CATALOG_APP_ID)
-		return not_ours(path, N_("an SQLite database of another application"));
+		return not_ours(c->path, N_("an SQLite database of another application"));
 	return NULL;
 }
 
@@ -603,6 +615,12 @@ static pw_err *open_db(pw_catalog *c, const char *file, int flags)
 	if (rc != SQLITE_OK)
 		return db_fail(c, rc, N_("opening"));
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	/* Opening reads nothing; the page-cache pragma below reads the schema. */
+	if (!c->fresh) {
+		pw_err *e = check_header(c);
+		if (e)
+			return e;
+	}
 	/* 1 MiB of page cache, not SQLite's 2: a filter over the whole history
 	 * reads every page once, and the kernel caches the file anyway. */
 	pw_err *e = exec(c, "PRAGMA cache_size = -1024", N_("sizing the page cache"));

@@ -46,18 +46,18 @@ pw_err *pw_catalog_file_refuse_links(const char *path)
 	return NULL;
 }
 
-/* Narrow a catalog this user owns, made readable by others, to 0640. */
+/* Narrow a catalog this user owns, made readable by others, to 0640.
+ * Without opening it: closing a descriptor of the catalog, its -wal or its
+ * -shm drops the POSIX locks this process's other SQLite connections hold
+ * on it (see check_header in catalog.c). fchmodat does not follow a link
+ * and holds only an O_PATH descriptor, which carries no locks. */
 static void narrow(const char *path)
 {
 	for (size_t i = 0; i < 3; i++) {
 		char *p = xasprintf("%s%s", path, sidecars[i]);
-		int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		    (st.st_mode & 0137) != 0)
-			(void)fchmod(fd, st.st_mode & PW_CATALOG_FILE_MODE);
-		if (fd >= 0)
-			close(fd);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 0137) != 0)
+			(void)fchmodat(AT_FDCWD, p, st.st_mode & PW_CATALOG_FILE_MODE, AT_SYMLINK_NOFOLLOW);
 		free(p);
 	}
 }

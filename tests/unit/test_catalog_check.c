@@ -388,6 +388,68 @@ static void test_small_checked_every_open(void **state)
 	free(after);
 }
 
+/* Does this process hold a POSIX lock on path (from /proc/locks)? */
+static bool holds_lock(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	FILE *fp = fopen("/proc/locks", "re");
+	if (!fp)
+		return true; /* cannot tell */
+	char line[256];
+	bool held = false;
+	while (!held && fgets(line, sizeof line, fp)) {
+		char kind[16];
+		int pid;
+		unsigned long long ino;
+		if (!strstr(line, "->") &&
+		    sscanf(line, "%*d: %15s %*s %*s %d %*x:%*x:%llu", kind, &pid, &ino) == 3)
+			held = strcmp(kind, "POSIX") == 0 && pid == getpid() && ino == (unsigned long long)st.st_ino;
+	}
+	fclose(fp);
+	return held;
+}
+
+/* A second connection opened and closed in the same process (a server
+ * opens the catalog per request while an operation holds it) leaves the
+ * first one's SQLite locks in place: another process still sees the
+ * catalog held open. Before 2026-12-04 the header read and the mode check
+ * opened and closed the catalog, its -wal and its -shm themselves, which
+ * dropped them. */
+static void test_second_open_keeps_first_locks(void **state)
+{
+	fixture *f = *state;
+	pw_catalog *a = NULL, *b = NULL;
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &a));
+	record(a);
+	assert_true(side_file_exists(f->path, "-wal"));
+	/* a connection in WAL mode holds a shared lock on the file as long as it is open */
+	assert_true(holds_lock(f->path));
+	for (int i = 0; i < 2; i++) {
+		assert_ok(pw_catalog_open(f->path, i ? PW_CATALOG_READ_ONLY : PW_CATALOG_READ_WRITE, &b));
+		pw_op_filter all = { .limit = -1 };
+		pw_op_list l = { 0 };
+		assert_ok(pw_catalog_ops_query(b, &all, &l));
+		assert_true(l.count >= 1);
+		pw_op_list_clear(&l);
+		pw_catalog_close(&b);
+		if (!holds_lock(f->path))
+			fail_msg("the first connection's lock on the catalog was dropped by the second's close");
+	}
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(pw_catalog_file_left_open(f->path) ? 1 : 0);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) != 0)
+		fail_msg("the first connection's lock on the -shm was dropped by the second's close");
+	record(a);
+	pw_catalog_close(&a);
+	assert_false(side_file_exists(f->path, "-wal"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +458,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unclosed_writer_makes_open_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_writer_is_no_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_checked_every_open, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_open_keeps_first_locks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
