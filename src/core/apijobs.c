@@ -3,6 +3,7 @@
 
 #include "apijobs.h"
 
+#include "catalog.h"
 #include "i18n.h"
 #include "proc.h"
 #include "redact.h"
@@ -17,7 +18,7 @@ static pw_err *db_error(sqlite3 *db, const char *what)
 {
 	int code = sqlite3_errcode(db);
 	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT : PW_ERR_IO;
-	return pw_err_new(pc, NULL, _("catalog: %s: %s"), what, sqlite3_errmsg(db));
+	return pw_err_new(pc, pw_catalog_damage_hint(code), _("catalog: %s: %s"), what, sqlite3_errmsg(db));
 }
 
 static pw_err *prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *what)

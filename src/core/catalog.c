@@ -303,6 +303,12 @@ static pw_err *db_fail(const pw_catalog *c, int rc, const char *what)
 	}
 }
 
+const char *pw_catalog_damage_hint(int sqlite_code)
+{
+	int primary = sqlite_code & 0xff;
+	return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? HINT_DAMAGED : NULL;
+}
+
 static pw_err *not_ours(const char *path, const char *why)
 {
 	return pw_err_new(PW_ERR_CORRUPT, HINT_FOREIGN, _("catalog %s: %s"), path, _(why));

@@ -151,5 +151,9 @@ void pw_attempt_list_clear(pw_attempt_list *l);
 /* The underlying connection, for modules that add their own tables' verbs
  * (pins, runtimes, venvs). */
 struct sqlite3 *pw_catalog_db(pw_catalog *c);
+/* What to do about an SQLite error those modules meet (translated): for a
+ * damaged catalog (SQLITE_CORRUPT, SQLITE_NOTADB) the same hint as
+ * catalog.c's own errors, else NULL. */
+const char *pw_catalog_damage_hint(int sqlite_code);
 
 #endif

@@ -24,7 +24,10 @@ static void add(pw_stat_count **v, size_t *n, const char *key, const char *key2,
 
 static pw_err *db_error(sqlite3 *db)
 {
-	return pw_err_new(PW_ERR_IO, NULL, _("reading the catalog's counts: %s"), sqlite3_errmsg(db));
+	int code = sqlite3_errcode(db);
+	const char *hint = pw_catalog_damage_hint(code);
+	return pw_err_new(hint ? PW_ERR_CORRUPT : PW_ERR_IO, hint, _("reading the catalog's counts: %s"),
+			  sqlite3_errmsg(db));
 }
 
 /* Rows of (text, text|NULL, count) into v. */

@@ -19,7 +19,7 @@ static pw_err *db_error(sqlite3 *db, const char *what)
 	int code = sqlite3_errcode(db);
 	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT
 		: code == SQLITE_INTERRUPT ? PW_ERR_CANCELLED : PW_ERR_IO;
-	return pw_err_new(pc, NULL, _("catalog: %s: %s"), _(what), sqlite3_errmsg(db));
+	return pw_err_new(pc, pw_catalog_damage_hint(code), _("catalog: %s: %s"), _(what), sqlite3_errmsg(db));
 }
 
 /* Stored times end in 'Z'; "2026-12-01T08:00Z" must not sort after "…08:00:00.000Z". */

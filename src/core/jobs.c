@@ -4,6 +4,7 @@
 #include "jobs.h"
 
 #include "clock.h"
+#include "catalog.h"
 #include "i18n.h"
 #include "joblog.h"
 #include "proc.h"
@@ -36,7 +37,7 @@ static pw_err *db_error(sqlite3 *db, const char *what)
 {
 	int code = sqlite3_errcode(db);
 	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT : PW_ERR_IO;
-	return pw_err_new(pc, NULL, _("catalog: %s: %s"), what, sqlite3_errmsg(db));
+	return pw_err_new(pc, pw_catalog_damage_hint(code), _("catalog: %s: %s"), what, sqlite3_errmsg(db));
 }
 
 static pw_err *prep(sqlite3 *db, const char *sql, sqlite3_stmt **st)

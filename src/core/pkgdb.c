@@ -3,6 +3,7 @@
 
 #include "pkgdb.h"
 
+#include "catalog.h"
 #include "i18n.h"
 #include "pkgname.h"
 #include "xalloc.h"
@@ -15,7 +16,7 @@ static pw_err *db_error(sqlite3 *db, const char *what)
 {
 	int code = sqlite3_errcode(db);
 	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT : PW_ERR_IO;
-	return pw_err_new(pc, NULL, _("catalog: %s: %s"), _(what), sqlite3_errmsg(db));
+	return pw_err_new(pc, pw_catalog_damage_hint(code), _("catalog: %s: %s"), _(what), sqlite3_errmsg(db));
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *s)

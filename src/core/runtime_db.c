@@ -4,6 +4,7 @@
 #include "runtime_db.h"
 
 #include "clock.h"
+#include "catalog.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -17,7 +18,8 @@ static pw_err *db_error(sqlite3 *db, const char *what)
 {
 	int code = sqlite3_errcode(db);
 	pw_errcode pc = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? PW_ERR_CORRUPT : PW_ERR_IO;
-	return pw_err_new(pc, _("see 'pyward history' and the catalog file in the box root"),
+	const char *hint = pw_catalog_damage_hint(code);
+	return pw_err_new(pc, hint ? hint : _("see 'pyward history' and the catalog file in the box root"),
 			  _("catalog: %s: %s"), what, sqlite3_errmsg(db));
 }
 

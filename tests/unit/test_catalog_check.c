@@ -12,6 +12,8 @@
 #include "catalog.h"
 #include "catalog_file.h"
 #include "err.h"
+#include "catalog_stats.h"
+#include "history_admin.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -239,6 +241,35 @@ static void read_page(const char *path, int64_t page, unsigned char *buf)
 
 /* ---------------------------------------------------------------- tests */
 
+static pw_err *count_exported(const pw_op_rec *op, const pw_attempt_list *att, const char *env,
+			      const pw_pkg_changes *ch, void *ud)
+{
+	(void)op, (void)att, (void)env, (void)ch;
+	++*(int *)ud;
+	return NULL;
+}
+
+/* Damage met by the modules that use the catalog's connection for their
+ * own statements (the counts of /metrics here; jobs, API jobs, package
+ * changes, runtimes, export) is reported as damage with what to do, as the catalog's own
+ * errors are: before 2026-12-04 it came without a hint. */
+static void test_damage_met_elsewhere_has_the_hint(void **state)
+{
+	fixture *f = *state;
+	make_large(f->path);
+	int64_t middle, rightmost;
+	operation_leaves(f->path, &middle, &rightmost);
+	damage_page(f->path, middle);
+	pw_catalog *c = NULL;
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_ONLY, &c));
+	int seen = 0;
+	expect_corrupt(pw_history_export(c, NULL, NULL, count_exported, &seen));
+	assert_true(seen > 0);
+	pw_catalog_stats st;
+	expect_corrupt(pw_catalog_stats_read(c, &st));
+	pw_catalog_close(&c);
+}
+
 /* A large catalog is not read whole on every writing open: damage in a page
  * the operation does not reach does not stop it from being recorded, the
  * damaged page stays as it was, and a read that reaches it still says the
@@ -459,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_writer_is_no_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_checked_every_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_open_keeps_first_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damage_met_elsewhere_has_the_hint, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
