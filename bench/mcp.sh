@@ -5,7 +5,9 @@
 #   scratchpad's direct mode (C client with the worker's pipes lent,
 #   bench/scratch_rtt.c) and the bare JSON-lines floor (a minimal Python
 #   loop on pipes), median and p99; tools/list latency; cold start (the
-#   server's first answer, and its first python result).
+#   server's first answer, and its first python result); the server's own
+#   CPU time per python call (all its threads, from /proc schedstat), the
+#   measure that load disturbs least.
 # The three take turns in rounds (each round a new server, session and
 # floor process), so the machine's load falls on all alike. Every round is
 # printed (with its own ratio), then the medians over the rounds and the
@@ -52,15 +54,15 @@ ms() { awk "BEGIN{printf \"%.1f ms\", $1/1000}"; }
 per=$((n / rounds))
 echo "$n python calls of 1+1 in $rounds rounds of $per; interpreter $vpy"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %21s %21s %21s %9s %9s %8s %8s\n' "round" "mcp median/p99 us" "direct median/p99 us" \
-	"floor median/p99 us" "list us" "mcp/dir" "init ms" "first ms"
-mi="" mf="" ml="" mm="" mp="" dm="" dp="" fm="" fp="" rr=""
+printf '%-6s %21s %21s %21s %9s %9s %8s %8s %8s\n' "round" "mcp median/p99 us" "direct median/p99 us" \
+	"floor median/p99 us" "list us" "mcp/dir" "init ms" "first ms" "srv cpu"
+mi="" mf="" ml="" mm="" mp="" mc="" dm="" dp="" fm="" fp="" rr=""
 r=0
 while [ $r -lt "$rounds" ]; do
 	out=$("$w/mcp_rtt" "$py" "$w/ws" "$w/ws/.venv" "$per" 50 2>>"$w/server.log") || { cat "$w/server.log" >&2; exit 1; }
 	set -- $out
-	mi="$mi $1" mf="$mf $2" ml="$ml $3" mm="$mm $4" mp="$mp $5"
-	r_init=$1 r_first=$2 r_list=$3 r_mm=$4 r_mp=$5
+	mi="$mi $1" mf="$mf $2" ml="$ml $3" mm="$mm $4" mp="$mp $5" mc="$mc $6"
+	r_init=$1 r_first=$2 r_list=$3 r_mm=$4 r_mp=$5 r_cpu=$6
 	set -- $("$w/scratch_rtt" direct "$py" "$vpy" "$per")
 	dm="$dm $2" dp="$dp $3"
 	r_dm=$2 r_dp=$3
@@ -68,8 +70,8 @@ while [ $r -lt "$rounds" ]; do
 	fm="$fm $2" fp="$fp $3"
 	r=$((r + 1))
 	rr="$rr $(ratio "$r_mm" "$r_dm")"
-	printf '%-6s %21s %21s %21s %9s %9s %8s %8s\n' "$r" "$r_mm / $r_mp" "$r_dm / $r_dp" "$2 / $3" "$r_list" \
-		"$(ratio "$r_mm" "$r_dm")" "$(ms "$r_init" | cut -d' ' -f1)" "$(ms "$r_first" | cut -d' ' -f1)"
+	printf '%-6s %21s %21s %21s %9s %9s %8s %8s %8s\n' "$r" "$r_mm / $r_mp" "$r_dm / $r_dp" "$2 / $3" "$r_list" \
+		"$(ratio "$r_mm" "$r_dm")" "$(ms "$r_init" | cut -d' ' -f1)" "$(ms "$r_first" | cut -d' ' -f1)" "$r_cpu"
 done
 mcp_init=$(m "$mi") mcp_first=$(m "$mf") mcp_list=$(m "$ml") mcp_med=$(m "$mm") mcp_p99=$(m "$mp")
 di_med=$(m "$dm") di_p99=$(m "$dp") fl_med=$(m "$fm") fl_p99=$(m "$fp")
@@ -82,6 +84,7 @@ printf '%-40s %7s us %7s us\n' "pyward mcp, python tool (C client)" "$mcp_med" "
 printf '%-40s %7s us %7s us\n' "scratchpad direct mode (C client)" "$di_med" "$di_p99"
 printf '%-40s %7s us %7s us\n' "floor (python JSON lines on pipes)" "$fl_med" "$fl_p99"
 echo "tools/list round trip: $mcp_list us (median of 50 per round)"
+echo "server CPU per python call (all threads): $(echo $mc | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') us (median over the rounds;$mc)"
 met=$(awk "BEGIN{print ($mcp_med / $di_med <= 1.5) ? \"met\" : \"MISSED\"}")
 echo "mcp median / direct mode median: $(ratio "$mcp_med" "$di_med")  (goal: at most 1.5: $met; per round:$rr)"
 echo "mcp p99 / direct mode p99: $(ratio "$mcp_p99" "$di_p99")"

@@ -2,13 +2,41 @@
  * Round-trip timer for bench/mcp.sh: a plain C client of `pyward mcp` over
  * its stdio pipes (no SDK in the measured loop). It starts the server,
  * times the first answer (initialize), then M tools/list and N `python`
- * calls of 1+1 (the first one, which starts the session, timed apart).
+ * calls of 1+1 (the first one, which starts the session, timed apart),
+ * and the server's CPU time over those N calls (all its threads, from
+ * /proc/PID/task/<tid>/schedstat: nanoseconds on a CPU).
  *   mcp_rtt PYWARD WORKSPACE VENV N M
- * Prints "init_us first_call_us list_median_us median_us p99_us".
+ * Prints "init_us first_call_us list_median_us median_us p99_us cpu_us_per_call".
  */
 #include "rtt_client.h"
 
+#include <dirent.h>
 #include <sys/wait.h>
+
+/* Nanoseconds the process pid has run on a CPU, summed over its threads. */
+static long long cpu_ns(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%ld/task", (long)pid);
+	DIR *d = opendir(dir);
+	long long sum = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[384];
+		snprintf(path, sizeof path, "%s/%s/schedstat", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		long long ns = 0;
+		if (f && fscanf(f, "%lld", &ns) == 1)
+			sum += ns;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
 
 static FILE *from_server;
 static int to_server;
@@ -68,8 +96,10 @@ int main(int argc, char **argv)
 	}
 	long long list_med, list_p99;
 	rtt_summary(t, m, &list_med, &list_p99);
-	long long first = 0;
+	long long first = 0, cpu0 = 0;
 	for (int i = -1; i < n; i++, id++) {
+		if (i == 0)
+			cpu0 = cpu_ns(pid);
 		char req[1024];
 		snprintf(req, sizeof req,
 			 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"python\","
@@ -84,9 +114,10 @@ int main(int argc, char **argv)
 		else
 			t[i] = d;
 	}
+	double cpu = n > 0 ? (double)(cpu_ns(pid) - cpu0) / n / 1000 : 0;
 	long long med, p99;
 	rtt_summary(t, n, &med, &p99);
-	printf("%lld %lld %lld %lld %lld\n", init / 1000, first / 1000, list_med, med, p99);
+	printf("%lld %lld %lld %lld %lld %.1f\n", init / 1000, first / 1000, list_med, med, p99, cpu);
 	close(to_server);
 	int st;
 	waitpid(pid, &st, 0);

@@ -4,7 +4,16 @@
 #include "sigpipe.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
+
+static atomic_bool ignored_for_good;
+
+void pw_sigpipe_ignore_for_good(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	atomic_store(&ignored_for_good, true);
+}
 
 static bool pipe_pending(void)
 {
@@ -16,6 +25,9 @@ static bool pipe_pending(void)
 
 void pw_sigpipe_block(pw_sigpipe_guard *g)
 {
+	g->off = atomic_load(&ignored_for_good);
+	if (g->off)
+		return;
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
@@ -25,6 +37,8 @@ void pw_sigpipe_block(pw_sigpipe_guard *g)
 
 void pw_sigpipe_unblock(const pw_sigpipe_guard *g)
 {
+	if (g->off)
+		return;
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);

@@ -19,6 +19,7 @@
 
 #include "xalloc.h"
 #include "fdwrite.h"
+#include "sigpipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -448,7 +449,9 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN); /* a client that went away is a failed write, not our death */
+	/* a client or worker that went away is a failed write, not our death
+	 * (and the scratchpad's guards around its writes are not needed) */
+	pw_sigpipe_ignore_for_good();
 }
 
 static bool woken(void)

@@ -9,10 +9,14 @@
 
 #include "scratch_client.h"
 #include "scratch_proto.h"
+#include "sigpipe.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_linebuf_splits_and_joins(void **state)
 {
@@ -244,6 +248,45 @@ static void test_result_dump_matches_jansson(void **state)
 	assert_true(bad_seen > 50); /* the refused strings were met */
 }
 
+/* A guarded write to a pipe nobody reads: EPIPE, the process lives, and
+ * no SIGPIPE is left pending. */
+static void guarded_write_to_gone_reader(void)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	pw_sigpipe_guard g;
+	pw_sigpipe_block(&g);
+	errno = 0;
+	assert_int_equal(write(p[1], "x", 1), -1);
+	assert_int_equal(errno, EPIPE);
+	pw_sigpipe_unblock(&g);
+	close(p[1]);
+	sigset_t pending;
+	sigemptyset(&pending);
+	sigpending(&pending);
+	assert_false(sigismember(&pending, SIGPIPE));
+}
+
+static void test_sigpipe_guard(void **state)
+{
+	(void)state;
+	guarded_write_to_gone_reader();
+}
+
+/* Last: the process then ignores SIGPIPE for good (the MCP server's way),
+ * and the guards, which do nothing now, still leave a write failed, not
+ * fatal. */
+static void test_sigpipe_ignored_for_good(void **state)
+{
+	(void)state;
+	pw_sigpipe_ignore_for_good();
+	guarded_write_to_gone_reader();
+	struct sigaction sa;
+	sigaction(SIGPIPE, NULL, &sa);
+	assert_true(sa.sa_handler == SIG_IGN);
+}
+
 static void test_result_round_trip_and_notice_order(void **state)
 {
 	(void)state;
@@ -372,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_error_round_trip),
 		cmocka_unit_test(test_list_round_trip),
 		cmocka_unit_test(test_session_names),
+		cmocka_unit_test(test_sigpipe_guard),
+		cmocka_unit_test(test_sigpipe_ignored_for_good), /* last: changes the process */
 	};
 	return cmocka_run_group_tests_name("scratch", tests, NULL, NULL);
 }
