@@ -17,6 +17,16 @@ _tap_result() { # status description
 		echo "not ok $_tap_n - $2"
 		_tap_failed=$((_tap_failed + 1))
 	fi
+	_diag_flush
+}
+
+# Diagnostics a helper wrote for later ($WORLD/.diag: what a failed wait
+# saw), printed under the next result: `ok` sends its command's own output
+# to /dev/null, which would swallow them.
+_diag_flush() {
+	[ -n "${WORLD:-}" ] && [ -s "$WORLD/.diag" ] || return 0
+	cat "$WORLD/.diag"
+	: >"$WORLD/.diag"
 }
 
 ok() { # description command...
@@ -54,6 +64,15 @@ unlike() { # text extended-regex description
 
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
+# bail_out REASON [FILE]: the suite itself is broken here (a fixture that
+# failed, a tmux that would not start): stop the whole test with an error,
+# not a cascade of failed checks, showing FILE (what the failing step said).
+bail_out() {
+	[ -z "${2:-}" ] || sed 's/^/# /' "$2" 2>/dev/null | tail -n 30
+	echo "Bail out! $1"
+	exit 99
+}
+
 # A private world for one test: box root, workspace, config dirs.
 make_world() {
 	WORLD=$(mktemp -d "${TMPDIR:-/tmp}/pyward-test.XXXXXX")
@@ -78,7 +97,31 @@ run() {
 }
 
 done_testing() {
+	_diag_flush
 	[ "$_tap_failed" -eq 0 ]
+}
+
+# ---- the relocatable CPython fixture (tests/fixtures/make_runtime_archive.sh)
+# runtime_fixture DIR [PYTHON]: builds DIR/cpython-fixture-install_only.tar.gz
+# and sets VER, SHA and SIZE (what it printed). No interpreter to build
+# it from: the whole test is skipped. Any other failure (a full disk, a
+# broken stdlib copy) bails out with the fixture's own stderr.
+# try_runtime_fixture DIR [PYTHON]: the same, but returns 1 instead of
+# skipping, for a test that only has a few checks that need it.
+try_runtime_fixture() {
+	_fx_err="$WORLD/.fixture.err"
+	_fx_out=$(sh "$TOP_SRCDIR/tests/fixtures/make_runtime_archive.sh" "$@" 2>"$_fx_err")
+	_fx_rc=$?
+	[ "$_fx_rc" -ne 77 ] || return 1
+	[ "$_fx_rc" -eq 0 ] || bail_out "the runtime fixture failed (make_runtime_archive.sh exit $_fx_rc)" "$_fx_err"
+	set -- $_fx_out
+	[ $# -eq 3 ] || bail_out "the runtime fixture printed \"$_fx_out\", not VERSION SHA256 SIZE" "$_fx_err"
+	VER=$1 SHA=$2 SIZE=$3
+	return 0
+}
+runtime_fixture() {
+	try_runtime_fixture "$@" ||
+		skip_all "no system CPython to build the fixture from: $(cat "$WORLD/.fixture.err" 2>/dev/null)"
 }
 
 # ---- loopback HTTPS server (tests/fixtures/httpsd.py) ----
@@ -155,6 +198,57 @@ closed_port() {
 	"${PYTHON3:-python3}" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
+# ---- the full-screen interface in tmux
+# The script defines T (tmux on its own socket in the world; its EXIT trap
+# runs `T kill-server`) and uses these.
+# tui_start NAME WIDTH HEIGHT COMMAND: runs the shell command line COMMAND
+# in a new detached session NAME of that size, the one the waits read (S).
+# What the program writes to the pane is kept for a failed wait to show;
+# a session tmux will not start bails out with tmux's own words.
+tui_start() {
+	S=$1
+	_tl="$WORLD/tui-$1"
+	rm -f "$_tl.go"
+	: >"$_tl.out"
+	# The keeper: a session that lives as long as this test's shell. Without
+	# it the server exits with its last session (a command that ended, a
+	# session the test killed, or a start-server with none), and a
+	# new-session racing that exit fails with "server exited unexpectedly":
+	# every wait after it then times out on an empty screen.
+	if ! T has-session -t '=_keep' 2>/dev/null; then
+		T -f /dev/null new-session -d -s _keep "while kill -0 $$ 2>/dev/null; do sleep 1; done" 2>"$_tl.tmux" ||
+			bail_out "tmux would not start its server" "$_tl.tmux"
+	fi
+	# The command waits for the pipe that records its output.
+	T new-session -d -s "$1" -x "$2" -y "$3" "while [ ! -e '$_tl.go' ]; do sleep 0.02; done; $4" 2>"$_tl.tmux" ||
+		bail_out "tmux would not start session $1" "$_tl.tmux"
+	T pipe-pane -t "=$1:" -o "cat >>'$_tl.out'" 2>>"$_tl.tmux"
+	: >"$_tl.go"
+}
+
+# tui_report WHAT: after a wait for WHAT failed, print (as TAP comments) the
+# last screen, whether the session is still there, and the last lines the
+# pane's program wrote, control sequences taken out (what a program prints
+# before curses starts or after it ends, a sanitizer's report, a crash).
+tui_report() {
+	printf '# screen while waiting for "%s":\n' "$1"
+	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	_tl="$WORLD/tui-$S"
+	T has-session -t "=$S" 2>/dev/null || printf '# tmux has no session "%s"\n' "$S"
+	[ ! -s "$_tl.tmux" ] || sed 's/^/# tmux said: /' "$_tl.tmux"
+	[ -e "$_tl.out" ] || return 0
+	printf '# what the program in the pane wrote last (%s bytes in all):\n' "$(wc -c <"$_tl.out" | tr -d ' ')"
+	"${PYTHON3:-python3}" -c '
+import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+t = re.sub(r"\x1b\[[0-?]*[ -/]*[Hfd]", "\n", t)
+t = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[()][0-9A-Za-z]|\x1b.", "", t)
+t = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", t.replace("\r", "\n"))
+lines = [l.rstrip()[:160] for l in t.split("\n") if l.strip()]
+for l in lines[-15:]:
+    print("#   " + l)' "$_tl.out"
+}
+
 # settle_screen: after a capture matched, let a frame still being drawn
 # finish: capture again until two captures agree (at most ~0.5 s), so the
 # checks that follow read a whole frame. Uses the script's T and S (tmux).
@@ -173,7 +267,8 @@ settle_screen() {
 # wait_for TEXT [SECONDS], wait_re REGEX [SECONDS]: poll the tmux pane
 # (every 0.1 s, SECONDS defaulting to the script's WAIT_SECONDS) until it
 # shows TEXT or matches REGEX; the whole frame is then in SCREEN. On a
-# timeout the last screen is printed as TAP comments. Uses T and S.
+# timeout tui_report's account of the pane is printed under the next
+# check's result (even when `ok` ran the wait). Uses T and S.
 _screen_wait() { # grep-flag pattern seconds
 	_limit=$(( $3 * 10 )) _i=0
 	while [ $_i -lt $_limit ]; do
@@ -182,8 +277,7 @@ _screen_wait() { # grep-flag pattern seconds
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	printf '# screen while waiting for "%s":\n' "$2"
-	printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	tui_report "$2" >>"$WORLD/.diag"
 	return 1
 }
 wait_for() { _screen_wait -F "$1" "${2:-${WAIT_SECONDS:-20}}"; }
@@ -223,9 +317,7 @@ runtime_world() {
 	make_world
 	trap 'stop_servers; rm -rf "$WORLD"' EXIT
 	FIX="$TOP_SRCDIR/tests/fixtures"
-	_rt=$(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
-	set -- $_rt
-	VER=$1 SHA=$2
+	runtime_fixture "$WORLD/rt"
 	ARCH="$WORLD/rt/cpython-fixture-install_only.tar.gz"
 	make_wheels || skip_all "could not build the test wheels"
 	start_index ok ok || skip_all "could not start the index server"

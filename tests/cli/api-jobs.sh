@@ -13,8 +13,7 @@ stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/
 trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
 CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
 ARCH="$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz"
 # Release 2: the same tree with a marker file, so the two installs differ.
 mkdir -p "$WORLD/srv/rel/2" "$WORLD/re"

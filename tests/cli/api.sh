@@ -11,8 +11,7 @@ stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/
 trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
 CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
 BOX="$WORLD/box"

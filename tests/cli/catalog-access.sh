@@ -14,8 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rel1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
+runtime_fixture "$WORLD/rel1"
 A1="$WORLD/rel1/cpython-fixture-install_only.tar.gz"
 write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost/rel/1.tar.gz" "$SHA"
 BOX="$WORLD/box"

@@ -49,9 +49,7 @@ is "$(raw "$ERR")" 0 "an error naming a hostile path sends no raw control"
 like "$ERR" 'gone\\e\[2J' "and shows the path escaped"
 
 # ---- runtime verify: a file named with cursor-up, erase-line and a newline
-FIX="$TOP_SRCDIR/tests/fixtures"
-if set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1"); then
-	VER=$1 SHA=$2
+if try_runtime_fixture "$WORLD/srv/rel/1"; then
 	write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:1/rel/1/cpython-fixture-install_only.tar.gz" "$SHA"
 	P runtime install --pins "$WORLD/pins.tsv" --archive "$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz" --yes -q
 	[ "$RC" = 0 ] || echo "# runtime install: $ERR"

@@ -15,8 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
+runtime_fixture "$WORLD/rt"
 SYS_PY=${PYTHON3:-python3}
 WS="$WORLD/ws"
 BOX="$WORLD/box"

@@ -11,8 +11,7 @@
 make_world
 trap 'stop_httpsd; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/fixture") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/fixture"
 REL=20260414
 TRIPLE=$(uname -m)-unknown-linux-gnu
 case $TRIPLE in x86_64-* | aarch64-*) ;; *) skip_all "no managed runtime for $(uname -m)" ;; esac

@@ -14,8 +14,7 @@ make_world
 command -v strace >/dev/null 2>&1 || skip_all "strace is not installed (setup.sh installs it)"
 strace -f -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace not permitted)"
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rel1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
+runtime_fixture "$WORLD/rel1"
 A="$WORLD/rel1/cpython-fixture-install_only.tar.gz"
 mkdir -p "$WORLD/re" "$WORLD/rel2" "$WORLD/rel3"
 tar -xzf "$A" -C "$WORLD/re"

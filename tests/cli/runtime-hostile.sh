@@ -8,8 +8,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rel1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
+runtime_fixture "$WORLD/rel1"
 A1="$WORLD/rel1/cpython-fixture-install_only.tar.gz"
 BOX="$WORLD/box"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }

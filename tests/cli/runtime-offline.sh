@@ -51,8 +51,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	done_testing
 	exit 0
 fi
-S=term
-T -f /dev/null new-session -d -s term -x 200 -y 40 \
+tui_start term 200 40 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws' runtime install --pins '$WORLD/pins.tsv' --no-baseline; echo EXITED rc=\$?; sleep 60"
 WAIT_SECONDS=20
 ok "offline, the plan is shown and consent asked" wait_for "Download and install it?"
@@ -63,8 +62,7 @@ T send-keys -t term y Enter
 ok "after consent it fails on the download" wait_for "EXITED rc=1"
 like "$SCREEN" "cannot resolve host pyward-test.invalid \\($URL\\)" "naming the URL"
 T kill-session -t term
-S=local
-T new-session -d -s local -x 200 -y 40 \
+tui_start local 200 40 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws' runtime install --pins '$WORLD/pins.tsv' --no-baseline --archive '$WORLD/local.tar.gz'; echo EXITED rc=\$?; sleep 60"
 ok "a local archive: the question does not speak of a download" wait_for "Install it?"
 unlike "$SCREEN" "Download and install" "no 'Download and install it?' for a local file"

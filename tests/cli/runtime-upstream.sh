@@ -24,8 +24,7 @@ stop_host() {
 }
 trap 'stop_host; stop_servers; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/rt") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2
+runtime_fixture "$WORLD/rt"
 MM=${VER%.*}
 make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"

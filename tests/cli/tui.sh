@@ -9,10 +9,9 @@ T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
 plan 44
 
-WAIT_SECONDS=5
+WAIT_SECONDS=20
 
-S=main
-T -f /dev/null new-session -d -s main -x 80 -y 24 \
+tui_start main 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
 ok "the screen draws at 80x24" wait_for "q quit"
 ok "the runtime's state arrives" wait_for "not provisioned"
@@ -52,30 +51,26 @@ ok "Esc closes the help" wait_for "No operations recorded"
 T send-keys -t main q
 ok "q quits with exit 0" wait_for "EXITED rc=0"
 
-# Sessions stay until the server is killed at exit: killing the last one
-# would stop the server while the next one starts.
-S=dumb
-T new-session -d -s dumb -x 80 -y 24 \
+# Sessions stay until the server is killed at exit (and tui_start's
+# keeper session holds the server up even when they end).
+tui_start dumb 80 24 \
 	"env TERM=dumb '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "TERM=dumb is refused with exit 2" wait_for "EXITED rc=2"
 like "$SCREEN" "use the command line" "the refusal points at the CLI"
 
-S=ascii
-T new-session -d -s ascii -x 80 -y 24 \
+tui_start ascii 80 24 \
 	"env TERM=xterm LC_ALL=C '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "a non-UTF-8 locale draws the screen" wait_for "q quit"
 like "$(printf '%s\n' "$SCREEN" | sed -n 2p)" "^\+- pyward" "with ASCII line drawing"
 
-S=asciiopt
-T new-session -d -s asciiopt -x 80 -y 24 \
+tui_start asciiopt 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' tui --ascii; echo EXITED rc=\$?; sleep 30"
 ok "tui --ascii draws the screen" wait_for "q quit"
 like "$(printf '%s\n' "$SCREEN" | sed -n 2p)" "^\+- pyward" "with ASCII lines in a UTF-8 locale"
 
 # ---- German (the build tree's catalogs: PYWARD_LOCALEDIR from make check)
 if [ -s "${PYWARD_LOCALEDIR:-/nonexistent}/de/LC_MESSAGES/pyward.mo" ]; then
-	S=german
-	T new-session -d -s german -x 80 -y 24 \
+	tui_start german 80 24 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 LANGUAGE=de PYWARD_LOCALEDIR='$PYWARD_LOCALEDIR' '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 30"
 	ok "LANGUAGE=de: the screen draws in German" wait_for "q Ende"
 	like "$(printf '%s\n' "$SCREEN" | head -n 1)" "3 Umgebungen .*5 Verlauf" "the pane tabs are German"
@@ -91,8 +86,7 @@ fi
 mkdir -p "$WORLD/big"
 "$UNIT_HELPER_DIR/catalog_fill" "$WORLD/big/catalog.sqlite3" 450 >/dev/null
 total=$("$PYWARD" --box-root "$WORLD/big" history --limit all --json | grep -c '"id"')
-S=big
-T new-session -d -s big -x 80 -y 24 \
+tui_start big 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/big' --mode read-only; echo EXITED rc=\$?; sleep 30"
 wait_for "q quit" >/dev/null
 T send-keys -t big 5
@@ -148,8 +142,7 @@ unlike "$SCREEN" "venv.install|loading…" "and nothing else, the read is over"
 run --box-root "$WORLD/box" tui extra
 is "$RC" 2 "tui takes no arguments (exit 2)"
 
-S=unknown
-T new-session -d -s unknown -x 80 -y 24 \
+tui_start unknown 80 24 \
 	"env TERM=no-such-terminal-xyz '$PYWARD' --box-root '$WORLD/box'; echo EXITED rc=\$?; sleep 30"
 ok "an unknown TERM is refused with exit 2" wait_for "EXITED rc=2"
 

@@ -28,8 +28,7 @@ PYDIR=$(dirname "$(command -v "$SYS_PY")")
 ENVS="env TERM=xterm-256color LC_ALL=C.UTF-8 PATH='$PYDIR:/usr/bin:/bin' PYWARD_PROXY_PORTS=$(closed_port)"
 ENVS="$ENVS PIP_INDEX_URL=http://127.0.0.1:$DEAD/simple/ PYWARD_MIRRORS='$INDEX_ok_URL'"
 
-S=main
-T -f /dev/null new-session -d -s main -x 80 -y 24 \
+tui_start main 80 24 \
 	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS'; echo EXITED rc=\$?; sleep 60"
 wait_for "q quit" 10
 keys 3
@@ -124,8 +123,7 @@ like "$SCREEN" "2 +$INDEX_ok_URL +- +0 +ok" "and its attempts"
 
 # ---- a stalled index and a small budget: the stop reason
 start_index stall stall
-S=budget
-T new-session -d -s budget -x 80 -y 24 \
+tui_start budget 80 24 \
 	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS' --timeout 5; echo EXITED rc=\$?; sleep 60"
 wait_for "q quit" 10
 keys 3
@@ -152,8 +150,7 @@ SCREEN=$(T capture-pane -p -t "$S")
 unlike "$SCREEN" "║ <[^ ]" "Left scrolls back"
 
 # ---- read-only refuses create
-S=ro
-T new-session -d -s ro -x 80 -y 24 \
+tui_start ro 80 24 \
 	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS' --mode read-only; echo EXITED rc=\$?; sleep 60"
 wait_for "q quit" 10
 keys 3

@@ -9,15 +9,13 @@ SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv"
 ARCHIVE=$(ls "$WORLD/srv"/*.tar.gz | head -n 1)
 mkdir -p "$WORLD/data" "$WORLD/ws"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "https://pyward-test.invalid/cpython.tar.gz" "$SHA" "$SIZE"
 plan 9
 WAIT_SECONDS=30
-S=tui
-T -f /dev/null new-session -d -s tui -x 80 -y 24 \
+tui_start tui 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' PYWARD_BASELINE= '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
 keys() { T send-keys -t tui "$@"; }
 wait_for "q quit" >/dev/null

@@ -12,8 +12,7 @@ SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"
@@ -30,7 +29,6 @@ unset PYWARD_BASELINE PYWARD_MIRRORS PYWARD_PROXY_PORTS PIP_INDEX_URL
 plan 22
 
 WAIT_SECONDS=30
-S=one
 keys() { T send-keys -t "$S" "$@"; }
 # The screen as one line of words (the pane wraps long lines at its border).
 flat() { printf '%s\n' "$SCREEN" | sed 's/[║│|]/ /g' | tr -s ' \n' '  '; }
@@ -43,12 +41,10 @@ wait_flat() {
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	printf '# screen without "%s":\n' "$1"; printf '%s\n' "$SCREEN" | sed 's/^/#   /'
+	tui_report "$1" >>"$WORLD/.diag"
 	return 1
 }
-: >"$WORLD/tmux.conf"
-T -f "$WORLD/tmux.conf" start-server
-T new-session -d -s "$S" -x 100 -y 30 \
+tui_start one 100 30 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' '$PYWARD' --box-root '$BOX' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
 
 # ---- what the keystroke brings, said before it is pressed

@@ -37,8 +37,7 @@ stop_host() {
 }
 trap 'T kill-server 2>/dev/null; stop_host; rm -rf "$WORLD"' EXIT
 
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/arch") || skip_all "no system CPython to build the runtime from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/arch"
 write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:9/unused.tar.gz" "$SHA" "$SIZE"
 "$PYWARD" --box-root "$BOX" -C "$WS" runtime install --pins "$WORLD/pins.tsv" \
 	--archive "$WORLD/arch/cpython-fixture-install_only.tar.gz" --yes -q >/dev/null 2>&1 ||
@@ -49,7 +48,7 @@ WAIT_SECONDS=20
 # start NAME BOX WORKSPACE [OPTION]: a tmux session running the TUI on the Python pane.
 start() {
 	S=$1
-	T -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
+	tui_start "$S" 80 24 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_RUNTIME_DIR='$XDG_RUNTIME_DIR' PYWARD_WORKER='$PYWARD_WORKER' '$PYWARD' --box-root '$2' -C '$3' ${4:-}; echo EXITED rc=\$?; sleep 60"
 	wait_for "q quit" >/dev/null
 	T send-keys -t "$S" 6

@@ -11,8 +11,7 @@ SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; stop_httpsd; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 # About sixteen seconds for the whole archive: slow enough to watch and to cancel.
 RATE=$((SIZE / 16 + 1))
@@ -34,6 +33,7 @@ wait_gone() {
 		sleep 0.1
 		_i=$((_i + 1))
 	done
+	tui_report "the end of $1" >>"$WORLD/.diag"
 	return 1
 }
 # start NAME [ENV...] -- [PYWARD ARGS...]: a session running the TUI.
@@ -44,7 +44,7 @@ start() {
 	[ $# -gt 0 ] && shift
 	_args=""
 	for _a in "$@"; do _args="$_args '$_a'"; done
-	T -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
+	tui_start "$S" 80 24 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' $_env '$PYWARD' --box-root '$BOX' -C '$WORLD/ws' $_args; echo EXITED rc=\$?; sleep 60"
 }
 keys() { T send-keys -t "$S" "$@"; }

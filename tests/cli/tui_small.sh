@@ -10,8 +10,7 @@ SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; stop_httpsd; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-VER=$1 SHA=$2 SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
 BOX="$WORLD/box"
@@ -24,7 +23,7 @@ plan 30
 WAIT_SECONDS=20
 start() {
 	S=$1
-	T -f /dev/null new-session -d -s "$S" -x "${2:-60}" -y "${3:-15}" \
+	tui_start "$S" "${2:-60}" "${3:-15}" \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' '$PYWARD' --box-root '$BOX' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
 }
 keys() { T send-keys -t "$S" "$@"; }

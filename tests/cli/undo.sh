@@ -68,7 +68,7 @@ like "$OUT" "Remove: pwtest-alpha \(1\.1\), pwtest-beta \(1\.0\)" "and the remov
 # The History pane's details of the newest operation (the undo) show the same.
 if command -v tmux >/dev/null 2>&1; then
 	S=hist WAIT_SECONDS=20
-	T -f /dev/null new-session -d -s hist -x 100 -y 30 \
+	tui_start hist 100 30 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/box' -C '$WS' --mode read-only; sleep 30"
 	wait_for "q quit" >/dev/null
 	T send-keys -t hist 5

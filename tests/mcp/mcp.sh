@@ -19,8 +19,8 @@ export WS="$WORLD/ws" BOX="$WORLD/box" VENV="$WORLD/ws/.venv"
 # the managed runtime: a fixture archive over HTTPS on loopback, pinned in a
 # private data folder, the test CA in the system settings file
 FIX="$TOP_SRCDIR/tests/fixtures"
-set -- $(sh "$FIX/make_runtime_archive.sh" "$WORLD/srv/rel/1") || skip_all "no system CPython to build the fixture from"
-RT_VER=$1 RT_SHA=$2 RT_SIZE=$3
+runtime_fixture "$WORLD/srv/rel/1"
+RT_VER=$VER RT_SHA=$SHA RT_SIZE=$SIZE
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 mkdir -p "$WORLD/data"
 cp -R "$TOP_SRCDIR/data/." "$WORLD/data/"
