@@ -124,6 +124,31 @@ runtime_fixture() {
 		skip_all "no system CPython to build the fixture from: $(cat "$WORLD/.fixture.err" 2>/dev/null)"
 }
 
+# alive PID: the process runs (a child that exited but was not waited for
+# is a zombie, which `kill -0` still finds).
+alive() {
+	_st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+
+# _wait_port FILE PID: wait until the server PID wrote its port to FILE
+# (atomically: fixture_server.py renames it into place), or exited. 120 s is
+# a cap, not a budget: a Python start-up on a loaded machine takes what it
+# takes, and a server that died ends the wait at once. On failure its log
+# (LOG, if given as $3) is shown.
+_wait_port() {
+	_i=0
+	while [ ! -s "$1" ] && [ $_i -lt 2400 ]; do
+		alive "$2" || break
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	[ -s "$1" ] && return 0
+	echo "# fixture server $2 did not start ($(alive "$2" && echo "no port after 120 s" || echo "it exited"))"
+	[ -z "${3:-}" ] || tail -n 20 "$3" 2>/dev/null | sed 's/^/#   /'
+	return 1
+}
+
 # ---- loopback HTTPS server (tests/fixtures/httpsd.py) ----
 # start_httpsd ROOT: a CA and server certificate for "localhost" are made in
 # $WORLD/tls; sets HTTPSD_PID, HTTPSD_PORT, HTTPSD_LOG, CA_PEM, OTHER_CA_PEM.
@@ -136,8 +161,7 @@ start_httpsd() {
 		--cert "$WORLD/tls/server.pem" --key "$WORLD/tls/server.key" \
 		--port-file "$WORLD/httpsd.port" --log "$HTTPSD_LOG" --max-requests 2000 --idle-exit 300 &
 	HTTPSD_PID=$!
-	_i=0
-	while [ ! -s "$WORLD/httpsd.port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	_wait_port "$WORLD/httpsd.port" "$HTTPSD_PID" "$HTTPSD_LOG"
 	HTTPSD_PORT=$(cat "$WORLD/httpsd.port" 2>/dev/null)
 	[ -n "$HTTPSD_PORT" ]
 }
@@ -169,9 +193,7 @@ start_index() {
 	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/indexd.py" --wheels "$WORLD/wheels" --mode "$2" \
 		--port-file "$_pf" --log "$WORLD/index-$1.log" --max-requests 2000 --idle-exit 300 &
 	eval "INDEX_$1_PID=$!"
-	_i=0
-	while [ ! -s "$_pf" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
-	[ -s "$_pf" ] || return 1
+	_wait_port "$_pf" "$(eval echo \$INDEX_$1_PID)" "$WORLD/index-$1.log" || return 1
 	eval "INDEX_$1_URL=http://127.0.0.1:$(cat "$_pf")/simple/"
 	SERVER_PIDS="${SERVER_PIDS:-} $(eval echo \$INDEX_$1_PID)"
 }
@@ -181,8 +203,7 @@ start_proxy() {
 	rm -f "$_pf"
 	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/proxyd.py" --port-file "$_pf" --log "$WORLD/proxy.log" "$@" &
 	PROXY_PID=$!
-	_i=0
-	while [ ! -s "$_pf" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	_wait_port "$_pf" "$PROXY_PID" "$WORLD/proxy.log"
 	PROXY_PORT=$(cat "$_pf" 2>/dev/null)
 	SERVER_PIDS="${SERVER_PIDS:-} $PROXY_PID"
 	[ -n "$PROXY_PORT" ]
@@ -199,8 +220,17 @@ closed_port() {
 }
 
 # ---- the full-screen interface in tmux
-# The script defines T (tmux on its own socket in the world; its EXIT trap
-# runs `T kill-server`) and uses these.
+# tui_world: make_world for a test that drives the TUI (tmux required): T
+# runs tmux on a socket of the world's own. At exit the tmux server, httpsd
+# and the fixture servers stop and the world goes (a test that sets its own
+# EXIT trap kills the tmux server there).
+tui_world() {
+	command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+	make_world
+	SOCK="$WORLD/tmux.sock"
+	T() { tmux -S "$SOCK" "$@"; }
+	trap 'T kill-server 2>/dev/null; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
+}
 # tui_start NAME WIDTH HEIGHT COMMAND: runs the shell command line COMMAND
 # in a new detached session NAME of that size, the one the waits read (S).
 # What the program writes to the pane is kept for a failed wait to show;
@@ -284,6 +314,45 @@ wait_for() { _screen_wait -F "$1" "${2:-${WAIT_SECONDS:-20}}"; }
 wait_re() { _screen_wait -E "$1" "${2:-${WAIT_SECONDS:-20}}"; }
 
 # ---- worlds several tests share ----
+# serve_world: make_world for the tests of `pyward serve` (curl required):
+# BOX, CLIENT (tests/cli/api_client.py), J EXPR (EXPR of the JSON in BODY,
+# as d); every server that serve started, the fixture servers and httpsd
+# stop at exit and the world goes.
+serve_world() {
+	command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
+	make_world
+	SERVE_PIDS=""
+	trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
+	BOX="$WORLD/box"
+	CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
+	J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
+}
+
+# serve NAME ARGS...: start `pyward serve ARGS` on BOX (stderr in
+# $WORLD/NAME.err) and wait until it says it listens, once per --listen
+# (once when none is given), or exits: 120 s is a cap, not a budget (a
+# sanitizer build on a loaded machine). Sets SERVE_PID and PORT (the first
+# TCP port it listens on, if any); fails when it does not listen.
+serve() {
+	_n=$1; shift
+	_want=0
+	for _a in "$@"; do [ "$_a" != --listen ] || _want=$((_want + 1)); done
+	[ $_want -gt 0 ] || _want=1
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve "$@" 2>"$WORLD/$_n.err" &
+	SERVE_PID=$!
+	SERVE_PIDS="${SERVE_PIDS:-} $SERVE_PID"
+	_i=0
+	while [ "$(cat "$WORLD/$_n.err" 2>/dev/null | grep -c '^listening on')" -lt $_want ] && [ $_i -lt 2400 ]; do
+		alive "$SERVE_PID" || break
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	PORT=$(sed -n 's/^listening on [0-9.]*:\([0-9]*\).*/\1/p' "$WORLD/$_n.err" | head -n 1)
+	grep -q '^listening on' "$WORLD/$_n.err"
+}
+stop_serve() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+stop_serves() { for _p in ${SERVE_PIDS:-}; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; SERVE_PIDS=""; }
+
 # pip_world: make_world, plus a python3 that can make environments (SYS_PY),
 # the test wheels, the loopback indexes "ok" and "stall" (a stalled one), no
 # index, mirror or proxy from the caller's environment and nothing on the
@@ -306,6 +375,55 @@ pip_world() {
 	unset PYWARD_MIRRORS PIP_INDEX_URL PIP_PROXY http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 	P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 	J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+}
+
+# scratch_world: make_world for the scratchpad's tests: SYS_PY (the
+# machine's python3) runs the cells, the worker from the source tree, a
+# short grace, WS the workspace. use_rt NAME gives each scenario a private
+# runtime dir (XDG_RUNTIME_DIR; SOCKDIR its socket folder), host_pid reads
+# its host's pid, stop_host stops it; wait_gone PID waits (20 s at most) for
+# a pid to go. PY runs `pyward python` on the world, J EXPR prints EXPR of
+# the JSON in OUT (as d). At exit every host in every runtime dir is stopped
+# by its pid, then every pid in KILL_PIDS gets SIGKILL, and the world goes.
+scratch_world() {
+	make_world
+	SYS_PY=/usr/bin/python3
+	[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
+	[ -n "$SYS_PY" ] || skip_all "no python3"
+	export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
+	export PYWARD_SCRATCH_GRACE_MS=700
+	unset PYWARD_SCRATCH_TEST_OWNER_UID
+	WS="$WORLD/ws"
+	RT_DIRS="" KILL_PIDS=""
+	trap 'stop_all_hosts; for _p in $KILL_PIDS; do kill -9 "$_p" 2>/dev/null; done; rm -rf "$WORLD"' EXIT
+	PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
+	J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+}
+use_rt() {
+	export XDG_RUNTIME_DIR="$WORLD/rt-$1"
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+	RT_DIRS="$RT_DIRS $XDG_RUNTIME_DIR"
+	SOCKDIR="$XDG_RUNTIME_DIR/pyward"
+}
+host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
+wait_gone() {
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+	! kill -0 "$1" 2>/dev/null
+}
+stop_host() { # in the current runtime dir
+	_p=$(host_pid)
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
+}
+stop_all_hosts() {
+	for _d in $RT_DIRS; do
+		_p=$(cat "$_d/pyward/host.pid" 2>/dev/null)
+		[ -n "$_p" ] || continue
+		kill "$_p" 2>/dev/null
+		wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
+	done
 }
 
 # runtime_world: make_world, plus a relocatable CPython archive built from

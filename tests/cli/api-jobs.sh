@@ -6,13 +6,7 @@
 # catalog, with its state and result, and job ids are not used twice; a job
 # whose server was killed (SIGKILL) mid-download reads "interrupted".
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
-make_world
-SERVE_PIDS=""
-stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; SERVE_PIDS=""; }
-trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
-FIX="$TOP_SRCDIR/tests/fixtures"
-CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
+serve_world
 runtime_fixture "$WORLD/srv/rel/1"
 ARCH="$WORLD/srv/rel/1/cpython-fixture-install_only.tar.gz"
 # Release 2: the same tree with a marker file, so the two installs differ.
@@ -38,28 +32,18 @@ start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 write_pins "$WORLD/pins1.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz" "$SHA" "$SIZE"
 write_pins "$WORLD/pins2.tsv" "$VER" 2 "https://localhost:$HTTPSD_PORT/rel/2/cpython-fixture-install_only.tar.gz" "$SHA2"
 write_pins "$WORLD/slow.tsv" "$VER" 3 "https://localhost:$HTTPSD_PORT/slow/100000/rel/3/cpython-fixture-install_only.tar.gz" "$SHA3" "$SIZE3"
+# The job a test kills: at 20 kB/s the archive takes minutes, so the kill
+# lands mid-download however slow the machine is (100 kB/s left a loaded
+# one's job finishing first, resuming what the SIGTERM job had left).
+write_pins "$WORLD/slower.tsv" "$VER" 3 "https://localhost:$HTTPSD_PORT/slow/20000/rel/3/cpython-fixture-install_only.tar.gz" "$SHA3" "$SIZE3"
 write_pins "$WORLD/pins4.tsv" "$VER" 4 "https://localhost:$HTTPSD_PORT/rel/4/cpython-fixture-install_only.tar.gz" "$SHA4"
-BOX="$WORLD/box"
 mkdir -p "$BOX"
 SOCK="$WORLD/api.sock"
 printf 'audit_log = none\n' > "$PYWARD_SYSTEM_CONFIG"
 
-# serve NAME ARGS...: start pyward serve on $SOCK, wait for its listening line.
-serve() {
-	_n=$1; shift
-	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve --listen "unix:$SOCK" --cacert "$CA_PEM" "$@" 2>"$WORLD/$_n.err" &
-	SERVE_PID=$!
-	SERVE_PIDS="$SERVE_PIDS $SERVE_PID"
-	_i=0
-	while ! grep -q '^listening on' "$WORLD/$_n.err" 2>/dev/null && [ $_i -lt 200 ]; do
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.05; _i=$((_i + 1))
-	done
-	grep -q '^listening on' "$WORLD/$_n.err"
-}
-stop_serve() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# jserve NAME ARGS...: serve (tests/lib.sh) on $SOCK, trusting the test CA.
+jserve() { _jn=$1; shift; serve "$_jn" --listen "unix:$SOCK" --cacert "$CA_PEM" "$@"; }
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
-J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 # install NAME: a consented install through the API, followed to its end;
 # JOB is its id, END the stream's last line.
 install() {
@@ -73,13 +57,13 @@ ME=$(id -un)
 plan 43
 
 # ---- release 1, then release 2, each through the API
-serve one --pins "$WORLD/pins1.tsv"
+jserve one --pins "$WORLD/pins1.tsv"
 ONE=$SERVE_PID
 install first
 is "$END" "final ok" "the first install through the API ends ok"
 FIRST=$JOB
 stop_serve "$ONE"
-serve two --pins "$WORLD/pins2.tsv"
+jserve two --pins "$WORLD/pins2.tsv"
 TWO=$SERVE_PID
 
 # ---- after a restart: the first server's job, from the catalog
@@ -131,7 +115,7 @@ stop_serve "$TWO"
 
 # ---- a cancel that lands while the new interpreter is probed: cancelled,
 # not "failed" (the probe did not fail: it was stopped)
-serve probe --pins "$WORLD/pins4.tsv"
+jserve probe --pins "$WORLD/pins4.tsv"
 PROBE=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 PJOB=$(J 'd["id"]')
@@ -147,7 +131,7 @@ ok "release 2 is still current" test -e "$BOX/runtime/python/current/RELEASE2"
 stop_serve "$PROBE"
 
 # ---- a job whose server is stopped (SIGTERM) mid-download: cancelled, on record
-serve stopped --pins "$WORLD/slow.tsv"
+jserve stopped --pins "$WORLD/slow.tsv"
 STOPPED=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 TERMED=$(J 'd["id"]')
@@ -159,7 +143,8 @@ is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.loa
 	"cancelled" "the server cancelled its job before it stopped"
 
 # ---- a job whose server is killed mid-download: interrupted, not gone
-serve three --pins "$WORLD/slow.tsv"
+rm -f "$BOX/cache/downloads/$SHA3.tar.gz.part" # from the start, not resumed
+jserve three --pins "$WORLD/slower.tsv"
 THREE=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 SLOW=$(J 'd["id"]')
@@ -168,7 +153,7 @@ is "$?" 0 "a slow install is under way"
 kill -9 "$THREE"; wait "$THREE" 2>/dev/null
 rm -f "$SOCK"
 printf 'pwtest-fake\n' > "$WORLD/reqs.txt"
-serve four --pins "$WORLD/pins2.tsv" --requirements "$WORLD/reqs.txt"
+jserve four --pins "$WORLD/pins2.tsv" --requirements "$WORLD/reqs.txt"
 FOUR=$SERVE_PID
 U GET "/api/jobs/$SLOW"
 is "$CODE" 200 "after the server was killed, its job still answers"

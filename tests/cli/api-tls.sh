@@ -5,36 +5,15 @@
 # TLS port, a client that does not trust the CA, a key that is not the
 # certificate's, half a pair, an address off loopback without TLS.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
 command -v openssl >/dev/null 2>&1 || skip_all "openssl not installed"
-make_world
-SERVE_PIDS=""
-stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; SERVE_PIDS=""; }
-trap 'stop_serves; rm -rf "$WORLD"' EXIT
+serve_world
 sh "$TOP_SRCDIR/tests/fixtures/make_ca.sh" "$WORLD/tls" || skip_all "openssl could not make the test CA"
 CA="$WORLD/tls/ca.pem" CERT="$WORLD/tls/server.pem" KEY="$WORLD/tls/server.key"
-BOX="$WORLD/box"
 TOKEN=0123456789abcdef0123456789abcdef
 printf 'ops-team %s\n' "$TOKEN" > "$WORLD/tokens"
 chmod 600 "$WORLD/tokens"
 printf 'audit_log = none\n' > "$PYWARD_SYSTEM_CONFIG"
 
-# serve NAME ARGS...: start pyward serve and wait for its listening line;
-# sets SERVE_PID and PORT.
-serve() {
-	_n=$1; shift
-	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve "$@" 2>"$WORLD/$_n.err" &
-	SERVE_PID=$!
-	SERVE_PIDS="$SERVE_PIDS $SERVE_PID"
-	_i=0
-	while ! grep -q '^listening on' "$WORLD/$_n.err" 2>/dev/null && [ $_i -lt 200 ]; do
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.05; _i=$((_i + 1))
-	done
-	PORT=$(sed -n 's/^listening on [0-9.]*:\([0-9]*\).*/\1/p' "$WORLD/$_n.err" | head -n 1)
-	grep -q '^listening on' "$WORLD/$_n.err"
-}
-stop_serve() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 # S PATH [curl args]: HTTPS with the token; the status in CODE, curl's exit in CURL_RC.
 S() {
 	_p=$1; shift
@@ -42,7 +21,6 @@ S() {
 	CURL_RC=$?
 	BODY=$(cat "$WORLD/body" 2>/dev/null)
 }
-J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 
 plan 17
 

@@ -4,17 +4,10 @@
 # /metrics, socket activation through systemd-socket-activate, and the
 # audit events read back from the journal or a syslog socket the test binds.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
-make_world
-SERVE_PIDS=""
-stop_serves() { for _p in $SERVE_PIDS; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; SERVE_PIDS=""; }
-trap 'stop_serves; stop_servers; stop_httpsd; rm -rf "$WORLD"' EXIT
-FIX="$TOP_SRCDIR/tests/fixtures"
-CLIENT="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_client.py"
+serve_world
 runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
 URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
-BOX="$WORLD/box"
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
 # The pins of an operator's table, named by upstream's address; --mirror
 # given to serve sends API installs to the loopback mirror instead.
@@ -55,29 +48,11 @@ with open(sys.argv[2], "ab", buffering=0) as out:
 	printf 'audit_log = syslog\naudit_syslog_socket = %s\nindex_url = %s\n' "$WORLD/log.sock" "$INDEX_ok_URL" > "$PYWARD_SYSTEM_CONFIG"
 fi
 
-# serve NAME ARGS...: start pyward serve, wait for its "listening on" lines
-# (stderr in $WORLD/NAME.err); sets SERVE_PID and PORT (the TCP one, if any).
-serve() {
-	_n=$1; shift
-	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve "$@" 2>"$WORLD/$_n.err" &
-	SERVE_PID=$!
-	SERVE_PIDS="$SERVE_PIDS $SERVE_PID"
-	_i=0
-	while ! grep -q '^listening on' "$WORLD/$_n.err" 2>/dev/null && [ $_i -lt 200 ]; do
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.05; _i=$((_i + 1))
-	done
-	sleep 0.1
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/$_n.err" | head -n 1)
-	grep -q '^listening on' "$WORLD/$_n.err"
-}
-stop_serve() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 
 # U METHOD PATH [curl args]: over the UNIX socket; T ...: over TCP with the token.
 # Body in $WORLD/body, status in CODE, headers in $WORLD/headers.
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
-J() { printf '%s' "$BODY" | "${PYTHON3:-python3}" -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>&1; }
 
 plan 102
 

@@ -7,44 +7,8 @@
 # v2 folder can be made here, the checks that need one print SKIP with the
 # reason. Every host and grandchild this test starts is stopped by its PID.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-SYS_PY=/usr/bin/python3
-[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
-[ -n "$SYS_PY" ] || skip_all "no python3"
-export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
-export PYWARD_SCRATCH_GRACE_MS=700
-unset PYWARD_SCRATCH_TEST_OWNER_UID
-WS="$WORLD/ws"
-RT_DIRS=""
-KILL_PIDS=""
-
-use_rt() {
-	export XDG_RUNTIME_DIR="$WORLD/rt-$1"
-	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-	RT_DIRS="$RT_DIRS $XDG_RUNTIME_DIR"
-	SOCKDIR="$XDG_RUNTIME_DIR/pyward"
-}
-host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
-# Wait (bounded, about 5 s) until a pid is gone; 0 when it is.
-wait_gone() {
-	_i=0
-	while kill -0 "$1" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-	! kill -0 "$1" 2>/dev/null
-}
-stop_all() {
-	for _d in $RT_DIRS; do
-		_p=$(cat "$_d/pyward/host.pid" 2>/dev/null)
-		[ -n "$_p" ] || continue
-		kill "$_p" 2>/dev/null
-		wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
-	done
-	for _p in $KILL_PIDS; do kill -9 "$_p" 2>/dev/null; done
-}
-trap 'stop_all; rm -rf "$WORLD"' EXIT
+scratch_world
 trap 'exit 1' HUP INT TERM
-
-PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 # A cell helper: fork, setsid, fork; the grandchild writes its pid to FILE
 # and sleeps. keep=True: it also keeps the worker's pipes open.

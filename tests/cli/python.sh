@@ -4,48 +4,7 @@
 # capacity, interrupts, and the owner check. Every host this test starts
 # is stopped by its PID (from the pid file), in each private runtime dir.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-SYS_PY=/usr/bin/python3
-[ -x "$SYS_PY" ] || SYS_PY=$(command -v python3)
-[ -n "$SYS_PY" ] || skip_all "no python3"
-export PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
-export PYWARD_SCRATCH_GRACE_MS=700
-unset PYWARD_SCRATCH_TEST_OWNER_UID
-WS="$WORLD/ws"
-RT_DIRS=""
-
-# A private runtime dir (socket folder) per scenario.
-use_rt() {
-	export XDG_RUNTIME_DIR="$WORLD/rt-$1"
-	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-	RT_DIRS="$RT_DIRS $XDG_RUNTIME_DIR"
-	SOCKDIR="$XDG_RUNTIME_DIR/pyward"
-}
-host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
-# Wait (bounded) until a pid is gone; 0 when it is.
-wait_gone() {
-	_i=0
-	while kill -0 "$1" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
-	! kill -0 "$1" 2>/dev/null
-}
-stop_host() { # in the current runtime dir
-	_p=$(host_pid)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
-}
-stop_all_hosts() {
-	for _d in $RT_DIRS; do
-		_p=$(cat "$_d/pyward/host.pid" 2>/dev/null)
-		[ -n "$_p" ] || continue
-		kill "$_p" 2>/dev/null
-		wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
-	done
-}
-trap 'stop_all_hosts; rm -rf "$WORLD"' EXIT
-
-PY() { run --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+scratch_world
 plan 93
 
 # ---- persistence, _, first result, human form

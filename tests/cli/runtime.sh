@@ -13,7 +13,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 90
+plan 91
 
 # ---- before anything is installed
 P runtime status
@@ -178,8 +178,35 @@ for delay in 0.05 0.2 0.4 0.6 0.8 1.0 1.3 1.7 2.5 8; do
 	"$PY" -c 'pass' 2>/dev/null || broken=$((broken + 1))
 	[ "$(readlink "$BOX/runtime/python/current")" = "$before" ] || changed=$((changed + 1))
 done
-is "$broken" 0 "after kill -9 at 10 points current/bin/python3 always runs"
-ok "some kills landed after the swap, some before" test "$changed" -gt 0 -a "$changed" -lt 10
+# Two more kills at a state, not a time (where the delays above land depends
+# on the machine's speed and load): one while the archive is still arriving
+# through a throttled URL (about 16 s for all of it), so before any swap can
+# happen, and one as soon as current names the new install, so after it.
+RATE=$((SIZE / 16 + 1))
+kill_when() { # CONDITION PINS ARGS...: an install, killed -9 once CONDITION holds
+	_cond=$1; shift
+	before=$(readlink "$BOX/runtime/python/current")
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$@" --yes -q >/dev/null 2>&1 &
+	victim=$!
+	_i=0
+	while [ $_i -lt 1200 ] && ! eval "$_cond"; do sleep 0.05; _i=$((_i + 1)); done
+	[ $_i -lt 1200 ] || echo "# never true within 60 s: $_cond"
+	kill -9 "$victim" 2>/dev/null
+	wait "$victim" 2>/dev/null
+	"$PY" -c 'pass' 2>/dev/null || broken=$((broken + 1))
+	[ "$(readlink "$BOX/runtime/python/current")" = "$before" ] || changed=$((changed + 1))
+}
+if [ -e "$BOX/runtime/python/current/RELEASE2" ]; then rel=1 sha=$SHA; else rel=2 sha=$SHA2; fi
+write_pins "$WORLD/pins-slow.tsv" "$VER" "$rel" \
+	"https://localhost:$HTTPSD_PORT/slow/$RATE/rel/$rel/cpython-fixture-install_only.tar.gz" "$sha"
+c0=$changed
+kill_when '[ -s "$BOX/cache/downloads/$sha.tar.gz.part" ]' "$WORLD/pins-slow.tsv" --cacert "$CA_PEM"
+is "$((changed - c0))" 0 "a kill while the download is still arriving leaves current as it was"
+rm -f "$BOX/cache/downloads/$sha.tar.gz.part"
+if [ "$rel" = 1 ]; then pins="$WORLD/pinsA.tsv" arch=$A; else pins="$WORLD/pins2.tsv" arch=$B; fi
+kill_when '[ "$(readlink "$BOX/runtime/python/current")" != "$before" ]' "$pins" --archive "$arch"
+is "$broken" 0 "after kill -9 at 12 points current/bin/python3 always runs"
+ok "some kills landed after the swap, some before" test "$changed" -gt 0 -a "$changed" -lt 12
 P history --outcome interrupted --kind runtime.install
 like "$OUT" 'interrupted' "killed installs show as interrupted in the history"
 P runtime install --pins "$WORLD/pins2.tsv" --archive "$B" --yes

@@ -2,10 +2,7 @@
 # The full-screen placeholder in a real terminal (tmux): draws, refuses bad
 # terminals, shows the too-small notice, recovers on resize, quits with q.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
+tui_world
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
 plan 44
 

@@ -5,13 +5,9 @@
 # index to a mirror shown attempt by attempt, keys answered while pip runs,
 # remove with its No default, and read-only mode refusing create.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 SYS_PY=${PYTHON3:-python3}
 "$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; stop_servers; rm -rf "$WORLD"' EXIT
+tui_world
 make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"
 WS="$WORLD/ws"

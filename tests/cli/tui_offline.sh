@@ -3,11 +3,7 @@
 # interface can do (s: a mirror or a local archive), the long error stays in
 # the pane, not along the frame, and s with a local archive then installs.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$WORLD"' EXIT
+tui_world
 FIX="$TOP_SRCDIR/tests/fixtures"
 runtime_fixture "$WORLD/srv"
 ARCHIVE=$(ls "$WORLD/srv"/*.tar.gz | head -n 1)

@@ -6,11 +6,7 @@
 # baseline's library and writes a file with it. Also: a failed step's
 # message leaves the frame's status line when the next operation succeeds.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
+tui_world
 FIX="$TOP_SRCDIR/tests/fixtures"
 runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"

@@ -9,10 +9,7 @@
 # cell (the pane runs cells through the scratchpad operation, as the CLI). The scratchpad host the TUI
 # starts is stopped by its PID (host.pid in the private runtime dir).
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
+tui_world
 FIX="$TOP_SRCDIR/tests/fixtures"
 BOX="$WORLD/box"
 WS="$WORLD/ws"

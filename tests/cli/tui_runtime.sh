@@ -5,11 +5,7 @@
 # install that resumes and finishes, the History pane listing all of it,
 # read-only mode refusing, resize, NO_COLOR and an ASCII locale.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; stop_httpsd; rm -rf "$WORLD"' EXIT
+tui_world
 FIX="$TOP_SRCDIR/tests/fixtures"
 runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"

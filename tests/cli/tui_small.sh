@@ -4,11 +4,7 @@
 # vanishing, key hints are whole, a consent taller than the screen scrolls,
 # and only below 60x15 the "too small" notice is shown.
 . "$TOP_SRCDIR/tests/lib.sh"
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
-make_world
-SOCK="$WORLD/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; stop_httpsd; rm -rf "$WORLD"' EXIT
+tui_world
 FIX="$TOP_SRCDIR/tests/fixtures"
 runtime_fixture "$WORLD/srv/rel/1"
 start_httpsd "$WORLD/srv" || skip_all "could not start the HTTPS fixture server"
