@@ -105,7 +105,16 @@ static int run_tui(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_tui = {
 	.name = "tui",
 	.summary = N_("start the full-screen interface (the default on a terminal)"),
-	.usage = N_("[--ascii] [--mouse]"),
+	.help = N_("Usage:\n"
+		   "  pyward tui [--ascii] [--mouse]\n"
+		   "\n"
+		   "Options:\n"
+		   "  --ascii               draw lines with ASCII characters (also PYWARD_ASCII)\n"
+		   "  --mouse               a click on a tab changes the pane (else the mouse is\n"
+		   "                        left to the terminal, for copy and paste)\n"
+		   "\n"
+		   "Environment:\n"
+		   "  NO_COLOR              no colour"),
 	.run = run_tui,
 };
 
@@ -174,7 +183,14 @@ static int run_mcp(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_mcp = {
 	.name = "mcp",
 	.summary = N_("serve the tools to an agent: a Model Context Protocol server on stdin/stdout"),
-	.usage = N_("[--allow-runtime-install] [--max-message BYTES]"),
+	.help = N_("Usage:\n"
+		   "  pyward mcp [--allow-runtime-install] [--max-message BYTES]\n"
+		   "\n"
+		   "Options:\n"
+		   "  --allow-runtime-install  the operator's standing consent for the\n"
+		   "                        runtime_install tool (recorded with each install)\n"
+		   "  --max-message BYTES   the largest message accepted (1024 to 1073741824,\n"
+		   "                        default 4194304)"),
 	.run = run_mcp,
 };
 
@@ -277,9 +293,27 @@ static int run_serve(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_serve = {
 	.name = "serve",
 	.summary = N_("serve the HTTP JSON API (operators, fleets, /metrics)"),
-	.usage = N_("[--listen unix:PATH|HOST:PORT]... [--token-file FILE] [--tls-cert FILE --tls-key FILE] "
-		    "[--allow-host NAME]... [--max-body BYTES] [--max-header BYTES] [--max-connections N] "
-		    "[--request-timeout SECONDS] [--pins FILE] [--mirror URL] [--cacert FILE] [--requirements FILE]"),
+	.help = N_("Usage:\n"
+		   "  pyward serve [--listen unix:PATH|HOST:PORT]... [--token-file FILE]\n"
+		   "               [--tls-cert FILE --tls-key FILE] [--allow-host NAME]...\n"
+		   "               [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
+		   "               [--request-timeout SECONDS] [--pins FILE] [--mirror URL]\n"
+		   "               [--cacert FILE] [--requirements FILE]\n"
+		   "\n"
+		   "Options:\n"
+		   "  --listen ADDRESS      unix:PATH, HOST:PORT, [IPV6]:PORT or a port on 127.0.0.1\n"
+		   "                        (repeatable; default: the socket BOX/api.sock)\n"
+		   "  --token-file FILE     'NAME TOKEN' lines; needed for TCP\n"
+		   "  --tls-cert FILE       the PEM certificate; needed off loopback\n"
+		   "  --tls-key FILE        its PEM key\n"
+		   "  --allow-host NAME     a Host header name accepted besides the listener's\n"
+		   "                        (repeatable)\n"
+		   "  --max-body BYTES      the largest request body (default 65536)\n"
+		   "  --max-header BYTES    the largest request line and headers (default 32768)\n"
+		   "  --max-connections N   connections at once (default 64)\n"
+		   "  --request-timeout SECONDS  close a connection silent this long (default 30)\n"
+		   "  --pins FILE, --mirror URL, --cacert FILE, --requirements FILE\n"
+		   "                        for the installs it runs, as in 'pyward runtime install'"),
 	.run = run_serve,
 };
 

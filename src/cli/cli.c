@@ -291,17 +291,18 @@ void pw_cli_print_help(const pw_cli *cli, FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->summary));
 	fprintf(out, "  %-10s %s\n", "help", _("show help for a command"));
 	fputs(_("\nGlobal options:\n"
-		"  --box-root DIR     where the shared runtime and catalog live\n"
-		"  -C, --workspace DIR  the workspace (default: the current directory)\n"
-		"  --root DIR         allow another directory besides the workspace (repeatable)\n"
-		"  --mode MODE        read-only, workspace-write (default) or full-access\n"
-		"  --json             machine-readable output\n"
-		"  --timeout SECONDS  time budget for the operation\n"
-		"  -y, --yes          consent to what the command would ask\n"
-		"  -q, --quiet        say less\n"
-		"  -v, --verbose      say more\n"
-		"  -h, --help         show this help\n"
-		"  --version          show the version\n"), out);
+		"  --box-root DIR        where the shared runtime and catalog live\n"
+		"  -C, --workspace DIR   the workspace (default: the current directory)\n"
+		"  --root DIR            allow another directory besides the workspace\n"
+		"                        (repeatable)\n"
+		"  --mode MODE           read-only, workspace-write (default) or full-access\n"
+		"  --json                machine-readable output\n"
+		"  --timeout SECONDS     time budget for the operation\n"
+		"  -y, --yes             consent to what the command would ask\n"
+		"  -q, --quiet           say less\n"
+		"  -v, --verbose         say more\n"
+		"  -h, --help            show this help\n"
+		"  --version             show the version\n"), out);
 	fputs(_("\nWith no command on a terminal, the full-screen interface starts.\n"
 		"Exit status: 0 ok, 1 failed, 2 usage, 3 refused, 4 time budget, 130 interrupted.\n"
 		"See pyward(1) for details.\n"), out);
@@ -312,10 +313,10 @@ void pw_cli_print_command_help(const pw_cli *cli, const pw_cmd *cmd, FILE *out)
 	if (cmd->help) {
 		fprintf(out, "%s\n\n", _(cmd->summary));
 		fputs(_(cmd->help), out);
-		fputc('\n', out);
+		fputs("\n\n", out);
 	} else {
 		fprintf(out, _("Usage: %s %s %s\n"), cli->prog, cmd->name, _(cmd->usage));
-		fprintf(out, "%s\n", _(cmd->summary));
+		fprintf(out, "%s\n\n", _(cmd->summary));
 	}
 	fputs(_("Global options are accepted too; see 'pyward --help'.\n"), out);
 }

@@ -89,6 +89,16 @@ static int run_exec(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_exec = {
 	.name = "exec",
 	.summary = N_("run a script or code in the managed runtime (scrubbed environment, time budget)"),
-	.usage = N_("[--timeout SECONDS] [--] FILE|-c CODE|- [ARGS...]"),
+	.help = N_("Usage:\n"
+		   "  pyward exec [--timeout SECONDS] [--] FILE|-c CODE|- [ARGS...]\n"
+		   "\n"
+		   "Runs FILE (inside the workspace or a --root), CODE or standard input with the\n"
+		   "managed runtime's python3, in the workspace, with a scrubbed environment. The\n"
+		   "exit status is the child's (128 plus the signal when one killed it).\n"
+		   "\n"
+		   "Options:\n"
+		   "  -c CODE               the code to run\n"
+		   "  --timeout SECONDS     stop the child's whole process group at this budget\n"
+		   "                        (exit status 4)"),
 	.run = run_exec,
 };

@@ -78,6 +78,10 @@ static int run_paths(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_paths = {
 	.name = "paths",
 	.summary = N_("show the box root, catalog, workspace and settings files in use"),
-	.usage = N_("[--json]"),
+	.help = N_("Usage:\n"
+		   "  pyward paths [--json]\n"
+		   "\n"
+		   "Shows the box root and where it came from, the catalog, the workspace, the\n"
+		   "extra roots, the settings files and the mode."),
 	.run = run_paths,
 };

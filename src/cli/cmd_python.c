@@ -285,9 +285,26 @@ static int run_python(pw_cli *cli, int argc, char **argv)
 const pw_cmd pw_cmd_python = {
 	.name = "python",
 	.summary = N_("run code in a persistent Python scratchpad (one worker per session)"),
-	.usage = N_("[-s NAME] [--venv DIR|--python PATH] [--reset] [--max-output BYTES] "
-		    "[-c CODE|FILE|-]\n"
-		    "       pyward python [-s NAME] --interrupt|--discard\n"
-		    "       pyward python --list"),
+	.help = N_("Usage:\n"
+		   "  pyward python [-s NAME] [--venv DIR|--python PATH] [--reset]\n"
+		   "                [--max-output BYTES] [-c CODE|FILE|-]\n"
+		   "  pyward python [-s NAME] --interrupt|--discard\n"
+		   "  pyward python --list\n"
+		   "\n"
+		   "Options:\n"
+		   "  -s, --session NAME    the session (default: the workspace's name and a hash)\n"
+		   "  -c, --code CODE       the code to run (else FILE, or standard input)\n"
+		   "  --venv DIR            a new worker runs this environment's interpreter\n"
+		   "  --python PATH         a new worker runs this interpreter (default: the managed\n"
+		   "                        runtime's)\n"
+		   "  --reset               start the session afresh (alone: discard its state)\n"
+		   "  --max-output BYTES    keep at most this much of stdout and of stderr\n"
+		   "                        (default 65536)\n"
+		   "  --interrupt           interrupt the session's running cell\n"
+		   "  --discard             end the session and stop its worker\n"
+		   "  --list                the sessions, their state and the host\n"
+		   "\n"
+		   "Exit status: 0, 1 when the cell raised or its worker died, 4 over --timeout,\n"
+		   "130 interrupted, 3 refused."),
 	.run = run_python,
 };

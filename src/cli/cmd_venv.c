@@ -87,7 +87,7 @@ static const struct {
 	{ OPT_UPGRADE, " install " },                 { OPT_BACKGROUND, " install uninstall " },
 	{ OPT_DEPTH, " discover " },                  { OPT_SEED, " create " },
 	{ OPT_FORMAT, " verify " },                   { 'r', " install uninstall " },
-	{ 'e', " install uninstall " },
+	{ 'e', " install " }, /* an editable project names nothing to uninstall */
 };
 #define VENV_TAKES (sizeof venv_takes / sizeof venv_takes[0])
 
@@ -476,7 +476,7 @@ const pw_cmd pw_cmd_venv = {
 	.usage = N_("discover [DIR] [--depth N]\n"
 		    "       pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
 		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background] [-r FILE] [-e PATH] SPEC...\n"
-		    "       pyward venv uninstall [--venv V] [--background] NAME...\n"
+		    "       pyward venv uninstall [--venv V] [--background] [-r FILE] NAME...\n"
 		    "       pyward venv remove NAME|PATH\n"
 		    "       pyward venv verify [NAME|PATH] [--format rpm] [--json]"),
 	.help = N_("Usage:\n"
@@ -484,7 +484,7 @@ const pw_cmd pw_cmd_venv = {
 		   "  pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
 		   "  pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background]\n"
 		   "                      [-r FILE] [-e PATH] SPEC...\n"
-		   "  pyward venv uninstall [--venv V] [--background] NAME...\n"
+		   "  pyward venv uninstall [--venv V] [--background] [-r FILE] NAME...\n"
 		   "  pyward venv remove NAME|PATH\n"
 		   "  pyward venv verify [NAME|PATH] [--format rpm]\n"
 		   "\n"
@@ -493,9 +493,12 @@ const pw_cmd pw_cmd_venv = {
 		   "  --python INTERPRETER  create: the base (default: the managed runtime, else python3)\n"
 		   "  --seed fast|pip|none  create: pip from the bundled wheel (fast, the default),\n"
 		   "                        through ensurepip (pip), or no pip (none)\n"
-		   "  --venv V              install, uninstall: the environment, a name or a path\n"
-		   "                        (default: the workspace's one environment, else a new .venv)\n"
-		   "  -r, --requirement FILE  install: a requirements file in the workspace (repeatable)\n"
+		   "  --venv V              install, uninstall, verify: the environment, a name or\n"
+		   "                        a path\n"
+		   "                        (default: the workspace's one environment; install makes\n"
+		   "                        .venv when there is none)\n"
+		   "  -r, --requirement FILE  install, uninstall: a requirements file in the workspace\n"
+		   "                        (repeatable)\n"
 		   "  -e, --editable PATH   install: a local project in the workspace, editable (repeatable)\n"
 		   "  --index URL           install: this index only (no mirrors, no proxy probing)\n"
 		   "  --proxy URL           install: through this proxy\n"

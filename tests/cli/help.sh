@@ -5,7 +5,7 @@
 # each option a line saying what it does.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 34
+plan 43
 
 run help --help
 is "$RC" 0 "help --help exits 0"
@@ -105,3 +105,33 @@ for opt in kind target outcome package since limit dry-run force index proxy for
 done
 is "$missing" "" "history --help: every option has its own line"
 like "$OUT" "^  pyward history undo ID " "and every verb its usage line"
+
+# Every command's help has the same layout: summary, a Usage: block, each
+# option on a line of its own, then the pointer to the global options.
+for cmd in exec python mcp serve tui paths; do
+	run $cmd --help
+	missing=""
+	case $cmd in
+	exec) opts="-c timeout" ;;
+	python) opts="session code venv python reset max-output interrupt discard list" ;;
+	mcp) opts="allow-runtime-install max-message" ;;
+	serve) opts="listen token-file tls-cert tls-key allow-host max-body max-header max-connections request-timeout pins" ;;
+	tui) opts="ascii mouse" ;;
+	paths) opts="" ;;
+	esac
+	for opt in $opts; do
+		case $opt in -*) pat="^  $opt " ;; *) pat="^  (-[a-z], )?--$opt( |,|$)" ;; esac
+		printf '%s\n' "$OUT" | grep -Eq -- "$pat" || missing="$missing $opt"
+	done
+	is "$(printf '%s\n' "$OUT" | sed -n 3p)|$missing" "Usage:|" "$cmd --help: a Usage: block after the summary, a line per option"
+done
+long=""
+for cmd in "" exec python mcp serve tui paths jobs; do
+	run $cmd --help
+	long="$long$(printf '%s\n' "$OUT" | awk -v c="$cmd" 'length($0) > 80 && !/^  [a-z]+  +[a-z]/ { print c ": " $0 }')"
+done
+is "$long" "" "help text fits 80 columns (the command list aside)"
+run venv uninstall -e proj x
+is "$RC" 2 "venv uninstall refuses -e: an editable project names nothing to uninstall"
+run venv --help
+like "$OUT" "^  pyward venv uninstall \[--venv V\] \[--background\] \[-r FILE\] NAME" "venv --help: uninstall takes -r FILE"

@@ -19,7 +19,7 @@ CAT="$WORLD/box/catalog.sqlite3"
 mkdir -p "$OUTSIDE/proj" "$WS/sub"
 printf 'topsecret-line\n' >"$OUTSIDE/secret.txt"
 printf 'from setuptools import setup\nsetup(name="evil", version="1")\n' >"$OUTSIDE/proj/setup.py"
-plan 16
+plan 19
 
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
@@ -55,5 +55,13 @@ is "$RC" 0 "a requirements file with a nested file inside the workspace installs
 is "$(J 'd["attempts"][0]["index"]')" "$INDEX_ok_URL" "its --index-url line is recorded as the index, not as the default"
 ok "both packages are there" "$WS/.venv/bin/python" -c 'import pwtest_alpha, pwtest_beta'
 ok "the flat copy pyward handed to pip is gone" sh -c "[ -z \"\$(ls '$WS/.pyward/tmp' | grep requirements-)\" ]"
+
+# uninstall takes -r as pip uninstall does; -e names nothing to uninstall
+printf 'pwtest-alpha\n-r sub/more.txt\n' >"$WS/un.txt"
+P venv uninstall -r un.txt
+is "$RC" 0 "venv uninstall -r FILE exits 0"
+ok "the file's packages, nested ones too, are gone" sh -c "! '$WS/.venv/bin/python' -c 'import pwtest_alpha' 2>/dev/null && ! '$WS/.venv/bin/python' -c 'import pwtest_beta' 2>/dev/null"
+P venv uninstall -e sub pwtest-alpha
+is "$RC" 2 "venv uninstall -e is a usage error"
 
 done_testing
