@@ -24,7 +24,7 @@ static json_t *paths_json(const pw_cli *cli, const char *catalog)
 	json_t *roots = json_array();
 	for (size_t i = 0; i < pw_guard_root_count(cli->ctx.guard); i++)
 		json_array_append_new(roots, pw_json_str(pw_guard_root(cli->ctx.guard, i)));
-	return json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:s}",
+	return json_pack("{s:i,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "schema", 1,
 			 "box_root", pw_json_str(cli->ctx.box_root),
 			 "box_root_source", cli->ctx.box_root_source,
 			 "catalog", pw_json_str(catalog),

@@ -254,7 +254,9 @@ static void draw_status(const pw_app *app)
 	}
 	if (app->status && x < COLS - 4) {
 		pw_draw_set(stdscr, app->status_color);
-		pw_draw_textf(stdscr, y, x, COLS - 2 - x, " %s ", app->status);
+		char *text = xasprintf(" %s ", app->status);
+		pw_draw_text_cut(stdscr, y, x, COLS - 2 - x, text);
+		free(text);
 	}
 	pw_draw_set(stdscr, PW_C_NORMAL);
 }

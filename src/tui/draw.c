@@ -159,6 +159,32 @@ int pw_draw_text(WINDOW *w, int y, int x, int width, const char *s)
 	return used;
 }
 
+int pw_draw_hang(const char *line, int otherwise)
+{
+	int cols = 0;
+	const char *c = line;
+	for (; *c == ' '; c++)
+		cols++;
+	const char *label = c;
+	for (; *c && *c != ':' && *c != ' ' && cols < 16; c++)
+		if ((*c & 0xC0) != 0x80) /* a UTF-8 lead byte: one column for a label's letters */
+			cols++;
+	if (*c != ':' || c == label || c[1] != ' ')
+		return otherwise;
+	for (c++, cols++; *c == ' '; c++)
+		cols++;
+	return cols <= 20 && *c ? cols : otherwise;
+}
+
+int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *s)
+{
+	if (!s || width <= 1 || pw_draw_width(s) <= width)
+		return pw_draw_text(w, y, x, width, s);
+	int used = pw_draw_text(w, y, x, width - 1, s);
+	mvwaddstr(w, y, x + used, unicode ? "\u2026" : "~");
+	return used + 1;
+}
+
 /* Where the row starting at byte from ends: the last blank that fits (in
  * the row's second half), else as many characters as fit. *next is where the following row starts. */
 static size_t row_end(const char *s, size_t len, size_t from, int width, size_t *next)

@@ -64,6 +64,13 @@ int pw_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows, int indent
 int pw_draw_wrapped_from(WINDOW *w, int y, int x, int width, int skip, int max_rows, int indent, const char *utf8);
 /* Display width of a UTF-8 string (the locale's). */
 int pw_draw_width(const char *utf8);
+/* Where a wrapped line goes on: under the value of a "label:   value" line
+ * (leading blanks allowed: a consent's "from:   /a/long/path", a detail's
+ * "  target:    /path"), else otherwise columns in. */
+int pw_draw_hang(const char *utf8, int otherwise);
+/* pw_draw_text, but text that does not fit ends in a mark ("…", "~" in
+ * ASCII) so a cut message does not read as a whole one. */
+int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *utf8);
 
 /* A progress bar of width columns; fraction in 0..1, or < 0 when unknown. */
 void pw_draw_bar(WINDOW *w, int y, int x, int width, double fraction);

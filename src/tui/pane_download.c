@@ -210,7 +210,7 @@ static void ask_consent(download_pane *p)
 	for (size_t i = 0; i < p->line_count; i++)
 		lines[n++] = p->plan_lines[i];
 	lines[n++] = "";
-	lines[n++] = _("Nothing is downloaded unless you choose Install. Esc or Enter on Cancel declines.");
+	lines[n++] = _("Nothing is downloaded or installed unless you choose Install. Esc or Enter on Cancel declines.");
 	p->state = DL_ASKING;
 	pw_dialog_consent(p->app, _("Install the managed Python runtime?"), lines, n, _("Install"), _("Cancel"),
 			  on_consent, p);

@@ -305,7 +305,7 @@ static void draw_detail(history_pane *p, WINDOW *win, pw_rect r)
 	/* Long lines (commands, URLs, hashes) wrap rather than being cut. */
 	int y = 0;
 	for (size_t i = p->detail_top; i < p->detail_count && y < rows; i++)
-		y += pw_draw_wrapped(win, r.y + y, r.x, r.w, rows - y, 4, p->detail[i]);
+		y += pw_draw_wrapped(win, r.y + y, r.x, r.w, rows - y, pw_draw_hang(p->detail[i], 4), p->detail[i]);
 	pw_draw_set(win, PW_C_DIM);
 	pw_draw_text(win, r.y + r.h - 1, r.x, r.w, _("Esc back to the list   Up/Down scroll"));
 	pw_draw_set(win, PW_C_NORMAL);
@@ -370,8 +370,10 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		return;
 	}
 	if (p->count == 0) {
-		pw_draw_text(win, r.y + 2, r.x, r.w,
-			     p->job ? _("Reading the history…") : _("No operations recorded (or none match)."));
+		char *none = p->filter ? xasprintf(_("No operation matches '%s' (/ changes the filter)."), p->filter)
+				       : xstrdup(_("No operations recorded yet."));
+		pw_draw_text(win, r.y + 2, r.x, r.w, p->job ? _("Reading the history…") : none);
+		free(none);
 		draw_footer(p, win, r);
 		return;
 	}

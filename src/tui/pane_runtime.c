@@ -246,10 +246,20 @@ static void ask_rollback(runtime_pane *p)
 	free(q);
 }
 
+/* Nothing installed: say so rather than ask about removing or fail a verify. */
+static bool not_provisioned(const runtime_pane *p)
+{
+	return p->st && p->st->info.state == PW_RUNTIME_NOT_PROVISIONED;
+}
+
 static void ask_remove(runtime_pane *p)
 {
 	if (!may_change(p, _("removing the runtime")))
 		return;
+	if (not_provisioned(p)) {
+		set_action_result(p, PW_C_WARN, xstrdup(_("There is no managed runtime to remove.")));
+		return;
+	}
 	pw_dialog_confirm(p->app, _("Remove"), _("Remove the managed Python runtime for every user of this machine?"),
 			  _("Remove"), on_remove_answer, p);
 }
@@ -498,7 +508,12 @@ static bool key(void *self, int ch)
 	switch (ch) {
 	case 'r': reload(p); return true;
 	case 'i': pw_download_begin(p->app); return true;
-	case 'v': start_action(p, ACT_VERIFY, _("verifying the runtime")); return true;
+	case 'v':
+		if (not_provisioned(p))
+			set_action_result(p, PW_C_WARN, xstrdup(_("Nothing to verify: the runtime is not provisioned (i installs it).")));
+		else
+			start_action(p, ACT_VERIFY, _("verifying the runtime"));
+		return true;
 	case 'b': ask_rollback(p); return true;
 	case 'x':
 	case KEY_DC: ask_remove(p); return true;

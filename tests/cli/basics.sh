@@ -2,7 +2,7 @@
 # The CLI skeleton: help, version, usage errors, exit codes, modes, paths.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 30
+plan 31
 
 run --version
 is "$RC" 0 "--version exits 0"
@@ -47,6 +47,7 @@ printf 'box_root = %s\n' "$WORLD/from-user" > "$XDG_CONFIG_HOME/pyward/config" 2
 	{ mkdir -p "$XDG_CONFIG_HOME/pyward"; printf 'box_root = %s\n' "$WORLD/from-user" > "$XDG_CONFIG_HOME/pyward/config"; }
 run -C "$WORLD/ws" paths --json
 like "$OUT" "\"box_root\": \"$WORLD/from-user\"" "user config sets the box root"
+like "$OUT" "\"schema\": 1" "paths --json has a schema member, as every JSON document does"
 printf 'box_root = %s\n' "$WORLD/from-system" > "$PYWARD_SYSTEM_CONFIG"
 run -C "$WORLD/ws" paths --json
 like "$OUT" "\"box_root_source\": \"system config\"" "system config beats user config"

@@ -4,7 +4,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 tui_world
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 44
+plan 45
 
 WAIT_SECONDS=20
 
@@ -135,6 +135,10 @@ T send-keys -t big 5
 ok "back in History, the filter's result is shown" wait_re "[0-9]+ shown, filter 'verify' \(/ changes it\) +║"
 like "$SCREEN" "runtime.verify" "the matching operation is listed"
 unlike "$SCREEN" "venv.install|loading…" "and nothing else, the read is over"
+T send-keys -t big / C-u
+T send-keys -t big -l 'no-such-thing'
+T send-keys -t big Enter
+ok "a filter that matches nothing says so, not that nothing is recorded" wait_for "No operation matches 'no-such-thing' (/ changes the filter)."
 
 run --box-root "$WORLD/box" tui extra
 is "$RC" 2 "tui takes no arguments (exit 2)"

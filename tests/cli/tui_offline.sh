@@ -9,7 +9,7 @@ runtime_fixture "$WORLD/srv"
 ARCHIVE=$(ls "$WORLD/srv"/*.tar.gz | head -n 1)
 mkdir -p "$WORLD/data" "$WORLD/ws"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "https://pyward-test.invalid/cpython.tar.gz" "$SHA" "$SIZE"
-plan 9
+plan 12
 WAIT_SECONDS=30
 tui_start tui 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' PYWARD_BASELINE= '$PYWARD' --box-root '$WORLD/box' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
@@ -32,5 +32,8 @@ ok "the pane names the source" wait_for "source: $ARCHIVE"
 keys i
 wait_for "[ Cancel ]" >/dev/null
 like "$SCREEN" "a local archive: nothing is downloaded" "the consent words the local archive as one"
+like "$SCREEN" "Nothing is downloaded or installed unless you choose Install" "its closing words fit a local archive too"
+like "$SCREEN" "║ ║ {9}[^ ][^║]*nothing is downloaded" "a long 'from:' line goes on under its value, not two columns in"
 keys Left Enter
 ok "the install from the local archive finishes" wait_for "Installed CPython $VER" 90
+like "$(printf '%s\n' "$SCREEN" | sed -n 23p)" "…═╝$" "the result cut at the frame's corner ends in … (a long path: it does not fit)"

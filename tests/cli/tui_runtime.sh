@@ -17,7 +17,7 @@ PART="$BOX/cache/downloads/$SHA.tar.gz.part"
 mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$SLOW" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
-plan 61
+plan 65
 
 WAIT_SECONDS=20
 # wait_gone TEXT [SECONDS]: poll until TEXT is no longer on the screen.
@@ -52,6 +52,11 @@ start first
 ok "the Runtime pane shows the state" wait_for "Runtime:    not provisioned"
 like "$SCREEN" "press i to install it \(~9\.[0-9] MB, one time\)" "it says what to do and how big it is"
 like "$SCREEN" "i install +v verify +b rollback +x remove" "the hint line lists the pane's keys"
+keys x
+ok "x with nothing installed says so" wait_for "There is no managed runtime to remove."
+unlike "$SCREEN" "Remove the managed Python runtime" "and asks nothing"
+keys v
+ok "v with nothing installed says there is nothing to verify" wait_for "Nothing to verify: the runtime is not provisioned"
 
 # ---- declining consent downloads nothing
 keys i
@@ -133,6 +138,7 @@ like "$SCREEN" "runtime.install +refused" "the declined install"
 keys Down Enter
 ok "Enter shows an operation's details" wait_for "Operation "
 like "$SCREEN" "URL: +https://localhost:$HTTPSD_PORT/slow/" "with the download's URL"
+like "$(printf '%s\n' "$SCREEN" | sed -n '/^║   command: /{n;p;q}')" "^║ {14}[^ ]" "a long command goes on under its value, not four columns in"
 keys Escape
 keys /
 wait_for "Filter" 5 >/dev/null
