@@ -4,6 +4,7 @@
 #include "api/status_cache.h"
 
 #include "clock.h"
+#include "filestamp.h"
 #include "xalloc.h"
 
 #include <pthread.h>
@@ -12,23 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The paths watched; the last one is the site-packages folder, known only
  * once a status has named the Python version. */
 enum { W_RUNTIME, W_CURRENT, W_PREVIOUS, W_MARKER, W_PYTHON, W_LIB, W_PINS, W_BASELINE, W_SITE, W_COUNT };
 
-typedef struct one_stamp {
-	bool present;
-	dev_t dev;
-	ino_t ino;
-	mode_t mode;
-	off_t size;
-	struct timespec mtime, ctime;
-} one_stamp;
-
 struct pw_api_status_stamp {
-	one_stamp w[W_COUNT];
+	pw_filestamp w[W_COUNT];
 	char *site;            /* the site-packages path stamped, or NULL */
 	int64_t taken_ms;
 };
@@ -78,14 +69,13 @@ void pw_api_status_cache_free(pw_api_status_cache **cp)
 	*cp = NULL;
 }
 
-static void stamp_one(const char *path, bool follow, one_stamp *o)
+/* A path the cache does not watch (no pins table given) reads as absent. */
+static void stamp_one(const char *path, bool follow, pw_filestamp *o)
 {
-	struct stat st;
-	memset(o, 0, sizeof *o);
-	if (!path || (follow ? stat(path, &st) : lstat(path, &st)) != 0)
-		return;
-	*o = (one_stamp){ .present = true, .dev = st.st_dev, .ino = st.st_ino, .mode = st.st_mode,
-			  .size = st.st_size, .mtime = st.st_mtim, .ctime = st.st_ctim };
+	if (path)
+		pw_filestamp_take(path, follow, o);
+	else
+		memset(o, 0, sizeof *o);
 }
 
 pw_api_status_stamp *pw_api_status_stamp_take(pw_api_status_cache *c)
@@ -109,22 +99,12 @@ void pw_api_status_stamp_free(pw_api_status_stamp *s)
 	free(s);
 }
 
-static bool same_one(const one_stamp *a, const one_stamp *b)
-{
-	if (a->present != b->present)
-		return false;
-	return !a->present ||
-	       (a->dev == b->dev && a->ino == b->ino && a->mode == b->mode && a->size == b->size &&
-		a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-		a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec);
-}
-
 static bool same(const pw_api_status_stamp *a, const pw_api_status_stamp *b)
 {
 	if ((a->site == NULL) != (b->site == NULL) || (a->site && strcmp(a->site, b->site) != 0))
 		return false;
 	for (int i = 0; i < W_COUNT; i++)
-		if (!same_one(&a->w[i], &b->w[i]))
+		if (!pw_filestamp_equal(&a->w[i], &b->w[i]))
 			return false;
 	return true;
 }

@@ -21,10 +21,17 @@ void pw_filestamp_take(const char *path, bool follow, pw_filestamp *out)
 	out->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 }
 
+bool pw_filestamp_equal(const pw_filestamp *a, const pw_filestamp *b)
+{
+	if (a->exists != b->exists)
+		return false;
+	return !a->exists || (a->dev == b->dev && a->ino == b->ino && a->mode == b->mode && a->size == b->size &&
+			      a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns);
+}
+
 bool pw_filestamp_same(const char *path, bool follow, const pw_filestamp *s)
 {
 	pw_filestamp now;
 	pw_filestamp_take(path, follow, &now);
-	return s->exists && now.exists && now.dev == s->dev && now.ino == s->ino && now.mode == s->mode &&
-	       now.size == s->size && now.mtime_ns == s->mtime_ns && now.ctime_ns == s->ctime_ns;
+	return s->exists && pw_filestamp_equal(&now, s);
 }

@@ -23,6 +23,10 @@ typedef struct pw_filestamp {
 
 /* follow: stat (the link's target) rather than lstat (the link itself). */
 void pw_filestamp_take(const char *path, bool follow, pw_filestamp *out);
+/* True when two stamps are of the same file in the same state, or both
+ * say there was no file (for a caller that compares stamps taken at two
+ * times, where "still absent" means nothing changed). */
+bool pw_filestamp_equal(const pw_filestamp *a, const pw_filestamp *b);
 /* True when path (looked at the same way) is still the file of s; a path
  * that did not exist then is never the same. */
 bool pw_filestamp_same(const char *path, bool follow, const pw_filestamp *s);

@@ -46,6 +46,28 @@ static void test_unchanged_is_same(void **state)
 	assert_true(pw_filestamp_same(at("cfg"), false, &s));
 }
 
+/* Two stamps compared with each other (the API's status cache): "absent
+ * then, absent now" is no change; appearing, vanishing or a rewrite is. */
+static void test_equal_compares_two_stamps(void **state)
+{
+	(void)state;
+	pw_filestamp gone1, gone2, here, again;
+	pw_filestamp_take(at("never"), true, &gone1);
+	pw_filestamp_take(at("never"), true, &gone2);
+	assert_true(pw_filestamp_equal(&gone1, &gone2));
+	put("eq", "x\n");
+	pw_filestamp_take(at("eq"), true, &here);
+	assert_false(pw_filestamp_equal(&gone1, &here));
+	assert_false(pw_filestamp_equal(&here, &gone1));
+	pw_filestamp_take(at("eq"), true, &again);
+	assert_true(pw_filestamp_equal(&here, &again));
+	struct timespec pause = { 0, 20 * 1000000L };
+	nanosleep(&pause, NULL);
+	put("eq", "y\n");
+	pw_filestamp_take(at("eq"), true, &again);
+	assert_false(pw_filestamp_equal(&here, &again));
+}
+
 static void test_changes_differ(void **state)
 {
 	(void)state;
@@ -103,6 +125,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unchanged_is_same),
 		cmocka_unit_test(test_changes_differ),
+		cmocka_unit_test(test_equal_compares_two_stamps),
 		cmocka_unit_test(test_links_followed_or_not),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
