@@ -9,6 +9,7 @@
 
 #include "api/jobs.h"
 #include "api/listen.h"
+#include "api/peer.h"
 #include "api/reply.h"
 #include "api/server.h"
 #include "api/status_cache.h"
@@ -22,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,16 +102,31 @@ static bool host_allowed(const listener *l, const char *host)
 	return false;
 }
 
-static void actor_of_uid(const pw_api_server *srv, pw_actor *a, uid_t uid)
+/* The connection's peer.h cache, made when it opened (connection_event);
+ * a connection without one (cannot happen) looks the name up each time. */
+static void actor_of_uid(const pw_api_server *srv, struct MHD_Connection *c, pw_actor *a, uid_t uid)
 {
 	*a = srv->self;
 	a->uid = uid;
-	struct passwd pw, *res = NULL;
-	char buf[1024];
-	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
-		snprintf(a->user, sizeof a->user, "%s", res->pw_name);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	pw_api_peer *p = ci ? ci->socket_context : NULL;
+	if (p)
+		pw_api_peer_name(p, uid, a->user, sizeof a->user);
 	else
-		snprintf(a->user, sizeof a->user, "%lu", (unsigned long)uid);
+		pw_api_user_of_uid(uid, a->user, sizeof a->user);
+}
+
+static void connection_event(void *cls, struct MHD_Connection *c, void **socket_context,
+			     enum MHD_ConnectionNotificationCode what)
+{
+	(void)c;
+	const listener *l = cls;
+	if (what == MHD_CONNECTION_NOTIFY_STARTED && l->sock.is_unix)
+		*socket_context = pw_api_peer_new(NULL);
+	else if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		pw_api_peer_free(*socket_context);
+		*socket_context = NULL;
+	}
 }
 
 /* Who is calling; false after answering 401 (or 500) itself. */
@@ -122,7 +137,7 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 		uid_t uid;
 		pid_t pid;
 		if (ci && pw_api_peer_cred(ci->connect_fd, &uid, &pid)) {
-			actor_of_uid(l->srv, &k->actor, uid);
+			actor_of_uid(l->srv, c, &k->actor, uid);
 			return true;
 		}
 		*res = pw_api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no-peer", "cannot tell who is calling",
@@ -323,13 +338,14 @@ static pw_err *start_daemon(listener *l, const char *cert, const char *key)
 	if (l->tls)
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
-			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
 			MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_END);
 	else
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
-			MHD_OPTION_END);
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_END);
 	if (!l->daemon)
 		return pw_err_new(PW_ERR_FAILED, l->tls ? _("check that --tls-cert and --tls-key are a PEM pair") : NULL,
 				  _("cannot start the HTTP server on %s"), l->sock.name);

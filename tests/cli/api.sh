@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 102
+plan 104
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -259,10 +259,34 @@ if [ -n "$PEER" ]; then
 	run --box-root "$BOX" history --kind venv.remove --json
 	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["outcome"], o["target"])')" \
 		"65534 ok $WORLD/ws/api-env" "pyward history shows the removal with the peer's uid"
+	# Two peers at once: this user's connection stays open (keep-alive)
+	# across the other user's request; each request is its own peer's.
+	"${PYTHON3:-python3}" -c '
+import http.client, socket, subprocess, sys
+class U(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sys.argv[1])
+c = U("localhost")
+def verify():
+    c.request("POST", "/api/runtime/python/verify", body=b"")
+    r = c.getresponse(); r.read()
+    return r.status
+a = verify()
+b = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "curl", "-s", "-o", "/dev/null",
+    "-w", "%{http_code}", "--unix-socket", sys.argv[1], "-X", "POST", "http://localhost/api/runtime/python/verify"],
+    capture_output=True, text=True).stdout
+print(a, b, verify())
+' "$SOCK" > "$WORLD/two-peers.txt" 2>&1
+	is "$(cat "$WORLD/two-peers.txt")" "200 200 200" "two peers interleaved, one on a kept-alive connection: each answered"
+	run --box-root "$BOX" history --kind runtime.verify --limit 3 --json
+	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; print(" ".join("%s:%s" % (o["uid"], o["user"]) for o in json.load(sys.stdin)["operations"]))')" \
+		"$(id -u):$(id -un) 65534:$(getent passwd 65534 | cut -d: -f1) $(id -u):$(id -un)" \
+		"each request recorded as its own peer (the connection's cached name is never another's)"
 	setpriv --reuid=1 --regid=1 --clear-groups curl -s -o /dev/null --unix-socket "$SOCK" "http://localhost/api/runtime/python"
 	is "$?" 7 "a user outside the group cannot even connect"
 else
-	for _d in "socket group" "member may call" "peer uid recorded" "peer removes" "removal recorded" "others cannot connect"; do
+	for _d in "socket group" "member may call" "peer uid recorded" "peer removes" "removal recorded" "two peers answered" "two peers recorded" "others cannot connect"; do
 		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: needs root, setpriv and a nogroup group"
 	done
 fi
