@@ -459,7 +459,7 @@ static void csv_field(FILE *out, const char *s, bool last)
 static const char *const csv_columns[] = {
 	"id", "started_at", "finished_at", "kind", "target", "outcome", "stop_reason", "user", "uid", "host", "pid",
 	"duration_ms", "command", "pyward_version", "undo_of", "note", "attempt_count", "attempt_classes",
-	"environment", "packages",
+	"environment", "packages", "api_job",
 };
 #define CSV_COLUMNS (sizeof csv_columns / sizeof csv_columns[0])
 
@@ -474,14 +474,27 @@ static char *member_text(json_t *o, const char *key)
 	return xstrdup("");
 }
 
+/* A row for an API job that ran no operation: no id, its own times,
+ * outcome (its state), user, host, pid and request (command). */
+static const char *const csv_job_columns[CSV_COLUMNS] = {
+	NULL, "created_at", "finished_at", "kind", "target", "state", NULL, "user", NULL, "host", "pid",
+	NULL, "command", NULL, NULL, NULL, NULL, NULL, NULL, NULL, "id",
+};
+
 /* One row per operation: the operation's members, its attempts' classes in
- * order, its package changes as apt's lines joined by "; ". */
+ * order, its package changes as apt's lines joined by "; ", the API job
+ * that ran it; then a row per API job that ran none. */
 static pw_err *export_csv(json_t *op, void *ud)
 {
 	(void)ud;
 	char *cells[CSV_COLUMNS];
+	json_t *job = json_object_get(op, "api_job");
+	bool alone = !json_object_get(op, "id");
 	for (size_t i = 0; i < CSV_COLUMNS; i++)
-		cells[i] = member_text(op, csv_columns[i]);
+		if (!alone)
+			cells[i] = i + 1 == CSV_COLUMNS ? member_text(job, "id") : member_text(op, csv_columns[i]);
+		else
+			cells[i] = csv_job_columns[i] ? member_text(job, csv_job_columns[i]) : xstrdup("");
 	json_t *att = json_object_get(op, "attempts"), *a;
 	size_t i;
 	char *classes = xstrdup("");
@@ -490,8 +503,12 @@ static pw_err *export_csv(json_t *op, void *ud)
 		free(classes);
 		classes = next;
 	}
-	free(cells[17]);
-	cells[17] = classes;
+	if (!alone) {
+		free(cells[17]);
+		cells[17] = classes;
+	} else {
+		free(classes);
+	}
 	pw_pkg_changes ch = { 0 };
 	json_t *p;
 	json_array_foreach(json_object_get(op, "packages"), i, p) {
@@ -511,8 +528,12 @@ static pw_err *export_csv(json_t *op, void *ud)
 	}
 	free(lines);
 	pw_pkg_changes_clear(&ch);
-	free(cells[19]);
-	cells[19] = packages;
+	if (!alone) {
+		free(cells[19]);
+		cells[19] = packages;
+	} else {
+		free(packages);
+	}
 	for (size_t k = 0; k < CSV_COLUMNS; k++) {
 		csv_field(stdout, cells[k], k + 1 == CSV_COLUMNS);
 		free(cells[k]);
@@ -561,9 +582,10 @@ static int prune_history(pw_cli *cli, const history_args *h)
 	if (cli->json)
 		pw_render_json(stdout, pw_op_history_prune_json(&r, h->before));
 	else
-		printf(_("deleted %lld operations started before %s (%lld attempts, %lld package changes); "
-			 "recorded as operation %lld\n"), (long long)r.operations, h->before, (long long)r.attempts,
-		       (long long)r.package_changes, (long long)r.operation_id);
+		printf(_("deleted %lld operations started before %s (%lld attempts, %lld package changes) and %lld "
+			 "API jobs; recorded as operation %lld\n"), (long long)r.operations, h->before,
+		       (long long)r.attempts, (long long)r.package_changes, (long long)r.api_jobs,
+		       (long long)r.operation_id);
 	return 0;
 }
 

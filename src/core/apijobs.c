@@ -179,3 +179,169 @@ void pw_apijob_rec_clear(pw_apijob_rec *r)
 		free(*fields[i]);
 	memset(r, 0, sizeof *r);
 }
+
+/* ---------------------------------------------------------------- with operations */
+
+/* The operation id a job's result names; NULL when it names none. */
+#define JOB_OPERATION \
+	"(CASE WHEN json_valid(result) AND json_type(result, '$.operation') = 'integer'" \
+	" THEN json_extract(result, '$.operation') END)"
+/* Not an operation in the catalog: it named none, or one since deleted. */
+#define JOB_ALONE "NOT EXISTS (SELECT 1 FROM operations o WHERE o.id = " JOB_OPERATION ")"
+
+static pw_err *delete_where(sqlite3 *db, const char *sql, const char *before, int before_len, int64_t *deleted)
+{
+	sqlite3_stmt *st;
+	pw_err *e = prep(db, sql, &st, _("pruning API jobs"));
+	if (e)
+		return e;
+	if (before)
+		sqlite3_bind_text(st, 1, before, before_len, SQLITE_TRANSIENT);
+	e = run_done(db, st, _("pruning API jobs"));
+	if (!e)
+		*deleted += sqlite3_changes(db);
+	return e;
+}
+
+pw_err *pw_apijobs_prune(pw_catalog *c, const char *before, int before_len, int64_t *deleted)
+{
+	*deleted = 0;
+	sqlite3 *db = pw_catalog_db(c);
+	/* Jobs of operations gone (now, or by a prune before jobs were pruned
+	 * with them). */
+	pw_err *e = delete_where(db, "DELETE FROM api_jobs WHERE " JOB_OPERATION " IS NOT NULL AND " JOB_ALONE, NULL, 0,
+				 deleted);
+	/* Jobs that ran no operation, by their own date; a running one only
+	 * when its server is gone (a live one is still working). */
+	if (!e)
+		e = delete_where(db, "DELETE FROM api_jobs WHERE " JOB_OPERATION " IS NULL AND state <> 'running'"
+				 " AND created_at < ?1", before, before_len, deleted);
+	sqlite3_stmt *st = NULL;
+	if (!e)
+		e = prep(db, "SELECT " COLUMNS " FROM api_jobs WHERE state = 'running' AND created_at < ?1", &st,
+			 _("pruning API jobs"));
+	int64_t *gone = NULL;
+	size_t ngone = 0;
+	if (!e) {
+		sqlite3_bind_text(st, 1, before, before_len, SQLITE_TRANSIENT);
+		pw_actor self;
+		pw_catalog_actor_current(&self);
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			pw_apijob_rec r = { 0 };
+			read_row(st, self.host, &r);
+			if (strcmp(r.state, "interrupted") == 0) {
+				gone = xrealloc(gone, (ngone + 1) * sizeof *gone);
+				gone[ngone++] = r.id;
+			}
+			pw_apijob_rec_clear(&r);
+		}
+		if (rc != SQLITE_DONE)
+			e = db_error(db, _("pruning API jobs"));
+		sqlite3_finalize(st);
+	}
+	for (size_t i = 0; !e && i < ngone; i++) {
+		e = prep(db, "DELETE FROM api_jobs WHERE id = ?1", &st, _("pruning API jobs"));
+		if (!e) {
+			sqlite3_bind_int64(st, 1, gone[i]);
+			e = run_done(db, st, _("pruning API jobs"));
+			if (!e)
+				*deleted += sqlite3_changes(db);
+		}
+	}
+	free(gone);
+	return e;
+}
+
+typedef struct job_link {
+	int64_t operation, job;
+} job_link;
+
+struct pw_apijobs_reader {
+	pw_catalog *c;
+	job_link *links;   /* by operation */
+	size_t count;
+};
+
+static int by_operation(const void *a, const void *b)
+{
+	int64_t x = ((const job_link *)a)->operation, y = ((const job_link *)b)->operation;
+	return (x > y) - (x < y);
+}
+
+/* The links are read once: a walk over a million operations then costs a
+ * search in memory per operation, not a scan of the jobs. */
+pw_err *pw_apijobs_reader_open(pw_catalog *c, pw_apijobs_reader **out)
+{
+	*out = NULL;
+	sqlite3 *db = pw_catalog_db(c);
+	sqlite3_stmt *st;
+	pw_err *e = prep(db, "SELECT " JOB_OPERATION ", id FROM api_jobs WHERE " JOB_OPERATION " IS NOT NULL", &st,
+			 _("reading jobs"));
+	if (e)
+		return e;
+	pw_apijobs_reader *r = xcalloc(1, sizeof *r);
+	r->c = c;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r->links = xrealloc(r->links, (r->count + 1) * sizeof *r->links);
+		r->links[r->count++] = (job_link){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
+	}
+	if (rc != SQLITE_DONE)
+		e = db_error(db, _("reading jobs"));
+	sqlite3_finalize(st);
+	if (e) {
+		pw_apijobs_reader_close(&r);
+		return e;
+	}
+	if (r->count)
+		qsort(r->links, r->count, sizeof *r->links, by_operation);
+	*out = r;
+	return NULL;
+}
+
+pw_err *pw_apijobs_reader_get(pw_apijobs_reader *r, int64_t op_id, pw_apijob_rec *out, bool *found)
+{
+	*found = false;
+	job_link key = { op_id, 0 };
+	const job_link *l = r->count ? bsearch(&key, r->links, r->count, sizeof *r->links, by_operation) : NULL;
+	if (!l)
+		return NULL;
+	pw_err *e = pw_apijobs_get(r->c, l->job, out);
+	*found = !e;
+	return e;
+}
+
+void pw_apijobs_reader_close(pw_apijobs_reader **r)
+{
+	if (!r || !*r)
+		return;
+	free((*r)->links);
+	free(*r);
+	*r = NULL;
+}
+
+pw_err *pw_apijobs_each_alone(pw_catalog *c, const char *since, int since_len, pw_apijob_each_fn fn, void *ud)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	sqlite3_stmt *st;
+	pw_err *e = prep(db, "SELECT " COLUMNS " FROM api_jobs WHERE (?1 IS NULL OR created_at >= ?1) AND " JOB_ALONE
+			 " ORDER BY created_at, id", &st, _("reading jobs"));
+	if (e)
+		return e;
+	if (since)
+		sqlite3_bind_text(st, 1, since, since_len, SQLITE_TRANSIENT);
+	pw_actor self;
+	pw_catalog_actor_current(&self);
+	int rc = SQLITE_DONE;
+	while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		pw_apijob_rec rec = { 0 };
+		read_row(st, self.host, &rec);
+		e = fn(&rec, ud);
+		pw_apijob_rec_clear(&rec);
+	}
+	if (!e && rc != SQLITE_DONE)
+		e = db_error(db, _("reading jobs"));
+	sqlite3_finalize(st);
+	return e;
+}

@@ -12,6 +12,8 @@
 #include "catalog.h"
 #include "err.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct pw_apijob_rec {
@@ -36,5 +38,30 @@ pw_err *pw_apijobs_get(pw_catalog *c, int64_t id, pw_apijob_rec *out);
 /* The newest jobs first, at most limit; *out is an array of *count records. */
 pw_err *pw_apijobs_list(pw_catalog *c, int limit, pw_apijob_rec **out, size_t *count);
 void pw_apijob_rec_clear(pw_apijob_rec *r);
+
+/* A job belongs to the operation it ran: the catalog id its result names
+ * ("operation", as every operation's JSON does). A job that recorded none
+ * (refused or failed before one began, interrupted, still running) stands
+ * on its own, dated by created_at. history prune and export treat a job
+ * with its operation (history_admin.h). */
+
+/* Inside the caller's write transaction, after the operations started
+ * before `before` (its first before_len bytes) are deleted: delete the jobs
+ * whose operation is no longer in the catalog, and the jobs that ran none
+ * created before `before`, except one still running on a live server.
+ * *deleted: how many went. */
+pw_err *pw_apijobs_prune(pw_catalog *c, const char *before, int before_len, int64_t *deleted);
+
+/* The jobs of operations, for a walk over them (one read transaction). */
+typedef struct pw_apijobs_reader pw_apijobs_reader;
+pw_err *pw_apijobs_reader_open(pw_catalog *c, pw_apijobs_reader **out);
+/* *found false when no job ran operation op_id; else *out is its job. */
+pw_err *pw_apijobs_reader_get(pw_apijobs_reader *r, int64_t op_id, pw_apijob_rec *out, bool *found);
+void pw_apijobs_reader_close(pw_apijobs_reader **r);
+
+/* The jobs whose operation is not in the catalog, created at or after
+ * since (its first since_len bytes; NULL: all), oldest first. */
+typedef pw_err *(*pw_apijob_each_fn)(const pw_apijob_rec *job, void *ud);
+pw_err *pw_apijobs_each_alone(pw_catalog *c, const char *since, int since_len, pw_apijob_each_fn fn, void *ud);
 
 #endif

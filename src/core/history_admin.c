@@ -9,6 +9,7 @@
 #include "xalloc.h"
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ static int export_cancelled(void *ud)
 
 typedef struct export_walk {
 	pw_pkgdb_reader *changes;
+	pw_apijobs_reader *jobs;
 	pw_export_fn fn;
 	void *ud;
 } export_walk;
@@ -47,12 +49,23 @@ static pw_err *export_one(const pw_op_rec *op, const pw_attempt_list *att, void 
 	export_walk *w = ud;
 	pw_pkg_changes ch = { 0 };
 	char *env = NULL;
+	pw_apijob_rec job = { 0 };
+	bool has_job = false;
 	pw_err *e = pw_pkgdb_reader_get(w->changes, op->id, &env, &ch);
 	if (!e)
-		e = w->fn(op, att, env, &ch, w->ud);
+		e = pw_apijobs_reader_get(w->jobs, op->id, &job, &has_job);
+	if (!e)
+		e = w->fn(op, att, env, &ch, has_job ? &job : NULL, w->ud);
+	pw_apijob_rec_clear(&job);
 	pw_pkg_changes_clear(&ch);
 	free(env);
 	return e;
+}
+
+static pw_err *export_alone(const pw_apijob_rec *job, void *ud)
+{
+	export_walk *w = ud;
+	return w->fn(NULL, NULL, NULL, NULL, job, w->ud);
 }
 
 pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *cancel, pw_export_fn fn, void *ud)
@@ -60,15 +73,23 @@ pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *can
 	sqlite3 *db = pw_catalog_db(c);
 	if (!db)
 		return pw_err_new(PW_ERR_USAGE, NULL, _("no catalog"));
-	export_walk w = { NULL, fn, ud };
+	export_walk w = { NULL, NULL, fn, ud };
+	/* One read transaction: in WAL mode the operations, their jobs and the
+	 * jobs alone are read from one state of the file. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(db, N_("exporting the history"));
 	pw_err *e = pw_pkgdb_reader_open(c, &w.changes);
+	if (!e)
+		e = pw_apijobs_reader_open(c, &w.jobs);
 	if (cancel) /* only read; SQLite's callback takes void * */
 		sqlite3_progress_handler(db, 1000, export_cancelled, (void *)(uintptr_t)cancel);
-	/* One statement walks the operations: in WAL mode it reads one state
-	 * of the file from its first step to its last. */
 	if (!e)
 		e = pw_catalog_ops_each(c, since, export_one, &w);
+	if (!e)
+		e = pw_apijobs_each_alone(c, since && *since ? since : NULL, since ? date_len(since) : 0, export_alone, &w);
 	pw_pkgdb_reader_close(&w.changes);
+	pw_apijobs_reader_close(&w.jobs);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (cancel) {
 		sqlite3_progress_handler(db, 0, NULL, NULL);
 		if (pw_cancel_raised(cancel)) {
@@ -102,9 +123,9 @@ static pw_err *record_prune(sqlite3 *db, const char *before, const char *args, p
 	pw_catalog_actor_current(&a);
 	char now[40];
 	pw_clock_iso_now(now, sizeof now);
-	char *note = xasprintf("deleted %lld operations started before %.*s (%lld attempts, %lld package changes)",
-			       (long long)r->operations, date_len(before), before, (long long)r->attempts,
-			       (long long)r->package_changes);
+	char *note = xasprintf("deleted %lld operations started before %.*s (%lld attempts, %lld package changes,"
+			       " %lld API jobs)", (long long)r->operations, date_len(before), before,
+			       (long long)r->attempts, (long long)r->package_changes, (long long)r->api_jobs);
 	char *target = xasprintf("before %.*s", date_len(before), before);
 	sqlite3_stmt *st = NULL;
 	pw_err *e = NULL;
@@ -161,6 +182,8 @@ pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw
 			e = db_error(db, N_("pruning the history"));
 	}
 	sqlite3_finalize(st);
+	if (!e)
+		e = pw_apijobs_prune(c, before, date_len(before), &out->api_jobs);
 	if (!e)
 		e = record_prune(db, before, args, out);
 	if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)

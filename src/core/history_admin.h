@@ -8,6 +8,7 @@
 #ifndef PW_HISTORY_ADMIN_H
 #define PW_HISTORY_ADMIN_H
 
+#include "apijobs.h"
 #include "cancel.h"
 #include "catalog.h"
 #include "err.h"
@@ -16,21 +17,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Called once per operation; an error stops the export and is returned. */
+/* Called once per operation, with the HTTP API job that ran it (job NULL
+ * when none did); then once per API job that has no operation in the
+ * catalog (op, attempts, env and changes NULL). An error stops the export
+ * and is returned. */
 typedef pw_err *(*pw_export_fn)(const pw_op_rec *op, const pw_attempt_list *attempts, const char *env,
-				const pw_pkg_changes *changes, void *ud);
+				const pw_pkg_changes *changes, const pw_apijob_rec *job, void *ud);
 
-/* Operations started at or after since (NULL: all), oldest first, read in
- * one read transaction so the export is one consistent state. */
+/* Operations started at or after since (NULL: all), oldest first, then the
+ * API jobs created at or after since that ran no operation (apijobs.h),
+ * oldest first, all read in one read transaction so the export is one
+ * consistent state. */
 pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *cancel, pw_export_fn fn, void *ud);
 
 typedef struct pw_prune_result {
 	int64_t operation_id;   /* the history.prune operation recorded */
 	int64_t operations, attempts, package_changes;
+	int64_t api_jobs;       /* the HTTP API's jobs that went with them (apijobs.h) */
 } pw_prune_result;
 
 /* Delete every operation started before `before` (ISO date or date-time,
- * UTC) with its attempts and package changes, and record a finished
+ * UTC) with its attempts, package changes and API job, the API jobs that
+ * ran no operation created before it (pw_apijobs_prune), and record a finished
  * "history.prune" operation (who, when, how many) in the same
  * transaction: both happen or neither. args: the command line. */
 pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw_prune_result *out);

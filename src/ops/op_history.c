@@ -354,11 +354,33 @@ typedef struct export_ctx {
 	void *ud;
 } export_ctx;
 
+static json_t *parsed_or_null(const char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	return v ? v : json_null();
+}
+
+json_t *pw_json_apijob(const pw_apijob_rec *r)
+{
+	json_t *o = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o,s:o,s:I}", "id", (json_int_t)r->id, "kind",
+			      pw_json_str(r->kind), "target", pw_json_str(r->target), "state", pw_json_str(r->state),
+			      "user", pw_json_str(r->user), "command", pw_json_str(r->args), "host",
+			      pw_json_str(r->host), "pid", (json_int_t)r->pid, "created_at", pw_json_str(r->created_at),
+			      "finished_at", pw_json_str(r->finished_at), "events", (json_int_t)r->events);
+	json_object_set_new(o, "error", parsed_or_null(r->error));
+	json_object_set_new(o, "cancel_requested_by", pw_json_str(r->cancelled_by));
+	return o;
+}
+
+/* An operation, with "api_job" when an API job ran it; a job that ran none
+ * is a line of its own, {"api_job": {...}}. */
 static pw_err *export_one(const pw_op_rec *op, const pw_attempt_list *att, const char *env,
-			  const pw_pkg_changes *ch, void *ud)
+			  const pw_pkg_changes *ch, const pw_apijob_rec *job, void *ud)
 {
 	const export_ctx *x = ud;
-	json_t *j = pw_json_op_full(op, att, env, ch);
+	json_t *j = op ? pw_json_op_full(op, att, env, ch) : json_object();
+	if (job)
+		json_object_set_new(j, "api_job", pw_json_apijob(job));
 	pw_err *e = x->fn(j, x->ud);
 	json_decref(j);
 	return e;
@@ -384,7 +406,8 @@ pw_err *pw_op_history_prune(const pw_ops_ctx *ctx, const char *before, const pw_
 	pw_catalog *cat = NULL;
 	pw_err *e = pw_ops_require_write(ctx, _("pruning the history"));
 	if (!e) {
-		char *line = xasprintf(_("delete every operation started before %s, with its attempts and package changes"),
+		char *line = xasprintf(_("delete every operation started before %s, with its attempts, package changes "
+					 "and API job, and the API jobs that ran no operation created before it"),
 				       before);
 		const char *lines[] = { line };
 		pw_consent what = { .kind = "history.prune", .doing = _("pruning the history"),
@@ -403,9 +426,9 @@ pw_err *pw_op_history_prune(const pw_ops_ctx *ctx, const char *before, const pw_
 
 json_t *pw_op_history_prune_json(const pw_prune_result *r, const char *before)
 {
-	return json_pack("{s:i,s:I,s:s,s:I,s:I,s:I}", "schema", 1, "operation", (json_int_t)r->operation_id, "before",
-			 before, "operations", (json_int_t)r->operations, "attempts", (json_int_t)r->attempts,
-			 "package_changes", (json_int_t)r->package_changes);
+	return json_pack("{s:i,s:I,s:s,s:I,s:I,s:I,s:I}", "schema", 1, "operation", (json_int_t)r->operation_id,
+			 "before", before, "operations", (json_int_t)r->operations, "attempts", (json_int_t)r->attempts,
+			 "package_changes", (json_int_t)r->package_changes, "api_jobs", (json_int_t)r->api_jobs);
 }
 
 /* ---------------------------------------------------------------- check */

@@ -72,8 +72,13 @@ size_t pw_op_history_undo_lines(const pw_op_history_undo_result *r, char ***line
 json_t *pw_op_history_undo_json(const pw_op_history_undo_result *r, int64_t id, const pw_err *e);
 void pw_op_history_undo_clear(pw_op_history_undo_result *r);
 
+/* An HTTP API job as export writes it (apijobs.h). */
+json_t *pw_json_apijob(const pw_apijob_rec *r);
+
 /* ---- export: every operation at or after since, oldest first, as
- * pw_json_op_full objects handed to fn (which may stop it with an error). */
+ * pw_json_op_full objects (with "api_job" when an API job ran it), then
+ * each API job that ran no operation as {"api_job": {...}}, handed to fn
+ * (which may stop it with an error). */
 typedef pw_err *(*pw_op_export_fn)(json_t *operation, void *ud);
 pw_err *pw_op_history_export(const pw_ops_ctx *ctx, const char *since, const pw_op_io *io, pw_op_export_fn fn,
 			     void *ud);
