@@ -21,8 +21,13 @@
 # The box has the suite's fixture runtime installed (from a local archive),
 # so the status is the real one. nginx is started on a loopback port by this
 # script and stopped by its own PID, as is pyward serve.
+# MODE=jobs: instead, GET /api/jobs (the list) and GET /api/jobs/ID (a job an
+# earlier server ran, read from the catalog) with JOBS rows in api_jobs
+# (default 50), beside the same endpoints of a server built from BASE_BUILD
+# (e.g. a build of an older commit) on the same box, rounds interleaved:
+# the fixed load and wrk's max for each, and the ratios.
 # Run it at raised priority (CPU is shared): nice -n -5 bench/api.sh
-# Usage: BUILD_DIR=_build [RATE=1000] [ROUNDS=3] bench/api.sh [SECONDS]
+# Usage: BUILD_DIR=_build [RATE=1000] [ROUNDS=3] [MODE=jobs BASE_BUILD=dir [JOBS=50]] bench/api.sh [SECONDS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
@@ -39,9 +44,10 @@ done
 nginx_bin=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 
 WORLD=$(mktemp -d)
-SERVE_PID="" NGINX_PID=""
+SERVE_PID="" NGINX_PID="" BASE_PID=""
 cleanup() {
 	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	[ -n "$BASE_PID" ] && kill "$BASE_PID" 2>/dev/null && wait "$BASE_PID" 2>/dev/null
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
 	rm -rf "$WORLD"
 }
@@ -72,6 +78,75 @@ while ! grep -q 'listening on 127' "$WORLD/serve.err" && [ $i -lt 100 ]; do slee
 port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/serve.err")
 [ -n "$port" ] || { cat "$WORLD/serve.err" >&2; exit 1; }
 api="http://127.0.0.1:$port/api/runtime/python"
+
+if [ "${MODE:-status}" = jobs ]; then
+	base="${BASE_BUILD:?MODE=jobs needs BASE_BUILD=a build dir to compare with}/src/pyward"
+	case $base in /*) ;; *) base=$here/$base ;; esac
+	[ -x "$base" ] || { echo "no $base" >&2; exit 2; }
+	python3 - "$WORLD/box/catalog.sqlite3" "${JOBS:-50}" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    db.execute("INSERT INTO api_jobs (kind, target, user, args, host, pid, proc_start, created_at, finished_at,"
+               " state, result, events) VALUES ('venv.install', 'env', 'bench', 'POST /api/venvs/install', 'h',"
+               " 1, 0, '2026-12-04T00:00:00.000Z', '2026-12-04T00:00:01.000Z', 'ok', ?, 5)",
+               ('{"schema":1,"operation":%d,"outcome":"ok"}' % (i + 1),))
+db.commit()
+EOF
+	"$base" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
+		--max-connections 200 2> "$WORLD/base.err" &
+	BASE_PID=$!
+	i=0
+	while ! grep -q 'listening on 127' "$WORLD/base.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	bport=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/base.err")
+	[ -n "$bport" ] || { cat "$WORLD/base.err" >&2; exit 1; }
+	auth="Authorization: Bearer $token"
+	jid=$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')
+	[ "$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs/$jid" | wc -c)" = \
+	  "$(curl -sf -H "$auth" "http://127.0.0.1:$bport/api/jobs/$jid" | wc -c)" ] || { echo "the two servers answer differently" >&2; exit 1; }
+	echo "# MODE=jobs: ${JOBS:-50} jobs in the catalog; $(nproc) cores; nice $(nice); $(uptime | sed 's/.*load/load/')"
+	echo "# this build: $py; base: $base"
+	echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
+	echo "# name load req/s p50_ms p99_ms p99.9_ms max_ms client_late_p99_ms sent_to_answer_p99_ms load1"
+	{
+		r=1
+		while [ "$r" -le "$rounds" ]; do
+			fixed list-new "$port" /api/jobs "$auth"
+			fixed list-base "$bport" /api/jobs "$auth"
+			fixed one-new "$port" "/api/jobs/$jid" "$auth"
+			fixed one-base "$bport" "/api/jobs/$jid" "$auth"
+			r=$((r + 1))
+		done
+	} | tee "$WORLD/fixed"
+	echo "# max: wrk -t2 -c10 -d${secs}s, each twice, interleaved; name load req/s p50_ms p99_ms load1"
+	{
+		for r in 1 2; do
+			for n in list one; do
+				path=/api/jobs; [ $n = one ] && path=/api/jobs/$jid
+				echo "$(run $n-new "http://127.0.0.1:$port$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
+				echo "$(run $n-base "http://127.0.0.1:$bport$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
+			done
+		done
+	} | tee "$WORLD/max"
+	python3 - "$WORLD/fixed" "$WORLD/max" <<'EOF'
+import statistics, sys
+fixed, mx = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    fixed.setdefault(f[0], []).append([float(x) for x in f[2:]])
+for line in open(sys.argv[2]):
+    f = line.split()
+    mx.setdefault(f[0], []).append(float(f[2]))
+med = lambda name, col: statistics.median(r[col] for r in fixed[name])
+for n in ("list", "one"):
+    new, old = n + "-new", n + "-base"
+    print("%s: fixed load medians: p50 %.3f ms vs base %.3f ms (ratio %.2f); p99 %.3f ms vs %.3f ms (ratio %.2f)"
+          % (n, med(new, 1), med(old, 1), med(new, 1) / med(old, 1), med(new, 2), med(old, 2), med(new, 2) / med(old, 2)))
+    print("%s: max req/s (median of 2): %.0f vs base %.0f (ratio %.2f)"
+          % (n, statistics.median(mx[new]), statistics.median(mx[old]), statistics.median(mx[new]) / statistics.median(mx[old])))
+EOF
+	exit 0
+fi
 curl -sf -H "Authorization: Bearer $token" "$api" > "$WORLD/www/status.json"
 bytes=$(wc -c < "$WORLD/www/status.json")
 # nginx's workers run as another user when started by root: let them in.

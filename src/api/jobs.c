@@ -1,6 +1,7 @@
 /* The HTTP API's jobs and their event streams (jobs.h). */
 #include "config.h"
 
+#include "api/catalog_pool.h"
 #include "api/jobs.h"
 #include "api/server.h"
 
@@ -222,12 +223,12 @@ static json_t *stored_json(const pw_apijob_rec *r)
 /* The catalog's record of job id; NULL when it has none. */
 static json_t *stored_job(pw_api_jobs *j, int64_t id)
 {
-	pw_catalog *cat = NULL;
+	pw_api_catalog_lease cat;
 	pw_apijob_rec rec;
-	pw_err *e = pw_ops_catalog_ro(j->srv->ctx, &cat);
+	pw_err *e = pw_api_catalog_pool_take(j->srv->catalogs, &cat);
 	if (!e)
-		e = pw_apijobs_get(cat, id, &rec);
-	pw_catalog_close(&cat);
+		e = pw_apijobs_get(cat.c, id, &rec);
+	pw_api_catalog_pool_give(j->srv->catalogs, &cat);
 	if (e) {
 		pw_err_free(e);
 		return NULL;
@@ -249,13 +250,13 @@ json_t *pw_api_jobs_json(pw_api_jobs *j, int64_t id)
 json_t *pw_api_jobs_all(pw_api_jobs *j)
 {
 	json_t *a = json_array();
-	pw_catalog *cat = NULL;
+	pw_api_catalog_lease cat;
 	pw_apijob_rec *recs = NULL;
 	size_t n = 0;
-	pw_err *e = pw_ops_catalog_ro(j->srv->ctx, &cat);
+	pw_err *e = pw_api_catalog_pool_take(j->srv->catalogs, &cat);
 	if (!e)
-		e = pw_apijobs_list(cat, MAX_JOBS, &recs, &n);
-	pw_catalog_close(&cat);
+		e = pw_apijobs_list(cat.c, MAX_JOBS, &recs, &n);
+	pw_api_catalog_pool_give(j->srv->catalogs, &cat);
 	pthread_mutex_lock(&j->lock);
 	if (e) {
 		/* no catalog to read: this server's jobs */

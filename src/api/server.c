@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "api/catalog_pool.h"
 #include "api/jobs.h"
 #include "api/listen.h"
 #include "api/peer.h"
@@ -530,6 +531,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 	if (!e) {
 		srv.jobs = pw_api_jobs_new(&srv);
 		srv.status = status_cache_of(&srv);
+		srv.catalogs = pw_api_catalog_pool_new(ctx->catalog_path, 0);
 		e = start_all(&srv, &ls);
 	}
 	int rc = 0;
@@ -547,6 +549,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 	stop_all(&ls);
 	pw_api_jobs_free(&srv.jobs);
 	pw_api_status_cache_free(&srv.status);
+	pw_api_catalog_pool_free(&srv.catalogs);
 	pw_api_tokens_free(&srv.tokens);
 	return rc;
 }

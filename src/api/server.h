@@ -20,6 +20,7 @@
 
 typedef struct pw_api_jobs pw_api_jobs;
 typedef struct pw_api_status_cache pw_api_status_cache;
+typedef struct pw_api_catalog_pool pw_api_catalog_pool;
 
 typedef struct pw_api_server {
 	const pw_api_config *cfg;
@@ -29,6 +30,7 @@ typedef struct pw_api_server {
 	pw_api_tokens *tokens;
 	pw_api_jobs *jobs;
 	pw_api_status_cache *status; /* GET /api/runtime/python's copy */
+	pw_api_catalog_pool *catalogs; /* read connections for GET /api/jobs[/ID] */
 	time_t started;
 	pw_actor self;              /* this process's user, host and pid, read once */
 	atomic_bool stopping;
