@@ -38,7 +38,10 @@ enum MHD_Result pw_api_answer_started(pw_api_request *r, int started, int64_t id
 	}
 	pw_err_free(e);
 	if (started == PW_API_JOB_CONFLICT) {
-		snprintf(msg, sizeof msg, "job %lld holds what this would change", (long long)id);
+		if (id > 0)
+			snprintf(msg, sizeof msg, "job %lld holds what this would change", (long long)id);
+		else
+			snprintf(msg, sizeof msg, "another request is changing it right now");
 		json_t *data = json_pack("{s:I}", "job", (json_int_t)id);
 		return pw_api_send_error(r->conn, MHD_HTTP_CONFLICT, "locked", msg,
 					 "wait for that job (GET /api/jobs/ID) or cancel it (DELETE /api/jobs/ID)", data);

@@ -47,7 +47,8 @@ enum MHD_Result pw_api_job_events(pw_api_request *r)
 enum MHD_Result pw_api_job_cancel(pw_api_request *r)
 {
 	if (!pw_api_jobs_cancel(r->srv->jobs, r->id, r->actor.user)) {
-		/* An earlier server's job: over, or not this server's to stop. */
+		/* Ended (here or under an earlier server), or another server's:
+		 * nothing to stop here, and 202 would say something will. */
 		json_t *j = pw_api_jobs_json(r->srv->jobs, r->id);
 		if (!j)
 			return no_job(r);

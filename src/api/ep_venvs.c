@@ -76,10 +76,17 @@ enum MHD_Result pw_api_venv_remove(pw_api_request *r)
 	if (!path || !*path)
 		return pw_api_send_error(r->conn, MHD_HTTP_BAD_REQUEST, "bad-request", "name the environment: ?path=NAME|PATH",
 					 NULL, NULL);
+	/* Not under a running install or uninstall into it (pip would run on
+	 * in a folder being deleted); nor may one start while it goes. */
+	int64_t by = 0;
+	pw_api_job_started held = pw_api_jobs_hold(r->srv->jobs, "venv.remove", path, &by);
+	if (held != PW_API_JOB_STARTED)
+		return pw_api_answer_started(r, held, by, NULL);
 	pw_ops_ctx c;
 	pw_api_request_ctx(r, &c);
 	char *removed = NULL;
 	pw_err *e = pw_op_venv_remove(&c, path, &removed);
+	pw_api_jobs_release(r->srv->jobs, "venv.remove", path);
 	json_t *j = e ? NULL : pw_op_venv_remove_json(removed);
 	free(removed);
 	return answer(r, e, j);

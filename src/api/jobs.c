@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,17 +466,57 @@ pw_api_job_started pw_api_jobs_start(pw_api_jobs *j, const pw_api_job_spec *spec
 	return PW_API_JOB_STARTED;
 }
 
+/* A hold is an entry with id 0 that no reader finds (find wants id > 0)
+ * and that is not counted as running, but that conflicting() sees. */
+pw_api_job_started pw_api_jobs_hold(pw_api_jobs *j, const char *kind, const char *target, int64_t *by)
+{
+	pw_api_job_spec spec = { .kind = kind, .target = target };
+	*by = 0;
+	pthread_mutex_lock(&j->lock);
+	job *other = conflicting(j, &spec);
+	if (other || !make_room(j)) {
+		*by = other ? other->id : 0;
+		pthread_mutex_unlock(&j->lock);
+		return other ? PW_API_JOB_CONFLICT : PW_API_JOB_TOO_MANY;
+	}
+	job *b = xcalloc(1, sizeof *b);
+	b->kind = xstrdup(kind);
+	b->target = target ? xstrdup(target) : NULL;
+	b->state = "running";
+	b->owner = j;
+	j->items[j->count++] = b;
+	pthread_mutex_unlock(&j->lock);
+	return PW_API_JOB_STARTED;
+}
+
+void pw_api_jobs_release(pw_api_jobs *j, const char *kind, const char *target)
+{
+	pthread_mutex_lock(&j->lock);
+	for (size_t i = 0; i < j->count; i++) {
+		job *b = j->items[i];
+		if (b->id == 0 && !b->cancel && strcmp(b->kind, kind) == 0 &&
+		    (b->target == NULL) == (target == NULL) && (!target || strcmp(b->target, target) == 0)) {
+			unlist(j, b);
+			job_free(b);
+			break;
+		}
+	}
+	pthread_cond_broadcast(&j->changed);
+	pthread_mutex_unlock(&j->lock);
+}
+
 bool pw_api_jobs_cancel(pw_api_jobs *j, int64_t id, const char *by)
 {
 	pthread_mutex_lock(&j->lock);
 	job *b = find(j, id);
-	if (b && strcmp(b->state, "running") == 0) {
+	bool running = b && strcmp(b->state, "running") == 0;
+	if (running) {
 		if (!b->cancelled_by)
 			b->cancelled_by = xstrdup(by ? by : "");
 		pw_cancel_raise(b->cancel);
 	}
 	pthread_mutex_unlock(&j->lock);
-	return b != NULL;
+	return running;
 }
 
 unsigned pw_api_jobs_running(pw_api_jobs *j)
@@ -532,7 +573,7 @@ static void format_pending(stream *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	job *b = s->job;
-	while (s->next <= (int64_t)b->event_count) {
+	while (s->next >= 1 && s->next <= (int64_t)b->event_count) {
 		const event *ev = &b->events[s->next - 1];
 		fprintf(f, "id: %lld\nevent: %s\ndata: %s\n\n", (long long)ev->seq, ev->type, ev->data);
 		s->next++;
@@ -647,7 +688,9 @@ struct MHD_Response *pw_api_jobs_events(pw_api_jobs *j, int64_t id, int64_t afte
 	stream *s = xcalloc(1, sizeof *s);
 	s->jobs = j;
 	s->job = b;
-	s->next = after > 0 ? after + 1 : 1;
+	/* A client's number, however large (Last-Event-ID: 9999…9 reads as
+	 * INT64_MAX), must not wrap the next one round to a negative index. */
+	s->next = after <= 0 ? 1 : after < INT64_MAX ? after + 1 : INT64_MAX;
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	if (!r) {
 		stream_free(s);

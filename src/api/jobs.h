@@ -38,7 +38,7 @@ typedef struct pw_api_job_spec {
 pw_api_jobs *pw_api_jobs_new(struct pw_api_server *srv);
 typedef enum pw_api_job_started {
 	PW_API_JOB_STARTED,
-	PW_API_JOB_CONFLICT,  /* a job of the same area ("runtime.") runs: *id is that one */
+	PW_API_JOB_CONFLICT,  /* a job of the same area ("runtime.") runs: *id is that one (0: a hold) */
 	PW_API_JOB_TOO_MANY,  /* as many unfinished jobs as are kept */
 	PW_API_JOB_NOT_RECORDED, /* the catalog could not record it: *err says why */
 } pw_api_job_started;
@@ -53,8 +53,17 @@ json_t *pw_api_jobs_json(pw_api_jobs *j, int64_t id);
 /* The newest jobs, this server's and earlier ones from the catalog, newest
  * first (without results: GET /api/jobs/ID has them). */
 json_t *pw_api_jobs_all(pw_api_jobs *j);
-/* Ask a job to stop: false when this server runs no such job. */
+/* Ask a job to stop: false when this server runs no such job now (none
+ * by that id, an earlier server's, or one of its own that has ended). */
 bool pw_api_jobs_cancel(pw_api_jobs *j, int64_t id, const char *by);
+
+/* A change answered at once (DELETE /api/venvs) holds what it changes as a
+ * job would, so neither runs under the other: PW_API_JOB_STARTED when it
+ * is held (until released; a job started on it meanwhile is answered
+ * PW_API_JOB_CONFLICT with *id 0), else PW_API_JOB_CONFLICT with *by the
+ * job that holds it (0: another hold) or PW_API_JOB_TOO_MANY. */
+pw_api_job_started pw_api_jobs_hold(pw_api_jobs *j, const char *kind, const char *target, int64_t *by);
+void pw_api_jobs_release(pw_api_jobs *j, const char *kind, const char *target);
 /* A text/event-stream of the job's events after event number after (0:
  * from the start); NULL when there is no such job. A job only the catalog
  * knows has one event left: its result, numbered as its last event was. */

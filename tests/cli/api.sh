@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 104
+plan 112
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -91,6 +91,13 @@ $CLIENT --unix "$SOCK" follow "$JOB" > "$WORLD/cancel.txt" 2>&1
 like "$(tail -n 1 "$WORLD/cancel.txt")" "^final cancelled$" "the job ends cancelled"
 U GET "/api/jobs/$JOB"
 is "$(J 'd["cancel_requested_by"]')" "$(id -un)" "the job says who cancelled it (the peer's user)"
+# A resume number past any event (strtoll saturates it) must not wrap the
+# stream's position round: the server crashed on a61d0f7.
+CODE=$(curl -s -m 10 -o "$WORLD/huge.sse" -w '%{http_code}' --unix-socket "$SOCK" \
+	-H 'Last-Event-ID: 99999999999999999999999999' "http://localhost/api/jobs/$JOB/events")
+is "$CODE $(wc -c < "$WORLD/huge.sse")" "200 0" "Last-Event-ID past the end (and past int64): an empty stream"
+U GET "/api/jobs/$JOB"
+is "$CODE" 200 "and the server still answers"
 ok "nothing was installed" test ! -e "$BOX/runtime/python/current"
 stop_serve "$SLOW"
 
@@ -290,6 +297,43 @@ else
 		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: needs root, setpriv and a nogroup group"
 	done
 fi
+
+# ---- a removal never runs under an install into the same environment: a
+# server whose index stalls, so the install job is still running
+MAIN_SOCK=$SOCK MAIN_PORT=$PORT
+SOCK="$WORLD/stall.sock"
+if start_index stall stall; then
+	printf 'audit_log = none\nindex_url = %s\n' "$INDEX_stall_URL" > "$WORLD/stall.conf"
+	_conf=$PYWARD_SYSTEM_CONFIG
+	export PYWARD_SYSTEM_CONFIG="$WORLD/stall.conf"
+	serve stall --listen "unix:$SOCK"
+	STALL=$SERVE_PID
+	export PYWARD_SYSTEM_CONFIG="$_conf"
+	U POST /api/venvs --data '{"path": "held-env"}'
+	U POST /api/venvs/install --data '{"venv": "held-env", "packages": ["pwtest-beta"]}'
+	HJOB=$(J 'd["id"]')
+	sleep 1
+	U GET "/api/jobs/$HJOB"
+	is "$(J 'd["state"]')" running "an install into held-env waits on the stalled index"
+	U DELETE "/api/venvs?path=held-env"
+	is "$CODE $(J 'd["error"]["code"], d["data"]["job"]')" "409 locked $HJOB" \
+		"DELETE /api/venvs of that environment meanwhile: 409 naming the job"
+	ok "the environment is still there" test -x "$WORLD/ws/held-env/bin/python"
+	U DELETE "/api/jobs/$HJOB"
+	$CLIENT --unix "$SOCK" follow "$HJOB" > "$WORLD/held.sse" 2>&1
+	is "$(tail -n 1 "$WORLD/held.sse")" "final cancelled" "the install is cancelled"
+	U DELETE "/api/jobs/$HJOB"
+	is "$CODE $(J 'd["error"]["code"], d["data"]["state"]')" "409 not-running-here cancelled" \
+		"cancelling a job of this server that has ended: 409 with the job, not 202"
+	U DELETE "/api/venvs?path=held-env"
+	is "$CODE" 200 "once it has ended, the environment is removed"
+	stop_serve "$STALL"
+else
+	for _d in "install waits" "remove refused" "env kept" "cancelled" "ended job" "removed after"; do
+		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: could not start the stalling index"
+	done
+fi
+SOCK=$MAIN_SOCK PORT=$MAIN_PORT
 
 # ---- audit events: every finished operation, to the journal or syslog
 echo "# audit path: $AUDIT"
