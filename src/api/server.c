@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "api/catalog_pool.h"
+#include "api/deadline.h"
 #include "api/jobs.h"
 #include "api/listen.h"
 #include "api/peer.h"
@@ -103,16 +104,27 @@ static bool host_allowed(const listener *l, const char *host)
 	return false;
 }
 
+/* What a connection keeps across its requests (MHD's socket context). */
+typedef struct conn_ctx {
+	pw_api_peer *peer;      /* UNIX sockets: the caller's name (peer.h) */
+	pw_api_conn *deadline;  /* deadline.h */
+} conn_ctx;
+
+static conn_ctx *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 /* The connection's peer.h cache, made when it opened (connection_event);
  * a connection without one (cannot happen) looks the name up each time. */
 static void actor_of_uid(const pw_api_server *srv, struct MHD_Connection *c, pw_actor *a, uid_t uid)
 {
 	*a = srv->self;
 	a->uid = uid;
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	pw_api_peer *p = ci ? ci->socket_context : NULL;
-	if (p)
-		pw_api_peer_name(p, uid, a->user, sizeof a->user);
+	conn_ctx *cc = conn_of(c);
+	if (cc && cc->peer)
+		pw_api_peer_name(cc->peer, uid, a->user, sizeof a->user);
 	else
 		pw_api_user_of_uid(uid, a->user, sizeof a->user);
 }
@@ -120,12 +132,20 @@ static void actor_of_uid(const pw_api_server *srv, struct MHD_Connection *c, pw_
 static void connection_event(void *cls, struct MHD_Connection *c, void **socket_context,
 			     enum MHD_ConnectionNotificationCode what)
 {
-	(void)c;
 	const listener *l = cls;
-	if (what == MHD_CONNECTION_NOTIFY_STARTED && l->sock.is_unix)
-		*socket_context = pw_api_peer_new(NULL);
-	else if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
-		pw_api_peer_free(*socket_context);
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		conn_ctx *cc = xcalloc(1, sizeof *cc);
+		if (l->sock.is_unix)
+			cc->peer = pw_api_peer_new(NULL);
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci && l->srv->deadlines)
+			cc->deadline = pw_api_conn_opened(l->srv->deadlines, ci->connect_fd);
+		*socket_context = cc;
+	} else if (what == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		conn_ctx *cc = *socket_context;
+		pw_api_conn_closed(l->srv->deadlines, cc->deadline);
+		pw_api_peer_free(cc->peer);
+		free(cc);
 		*socket_context = NULL;
 	}
 }
@@ -204,6 +224,14 @@ static bool admit(listener *l, struct MHD_Connection *c, call *k, enum MHD_Resul
 
 /* ---------------------------------------------------------------- handler */
 
+/* The whole request is in: from here on it is ours to answer. */
+static void answering(struct MHD_Connection *c)
+{
+	conn_ctx *cc = conn_of(c);
+	if (cc)
+		pw_api_conn_answering(cc->deadline);
+}
+
 static enum MHD_Result finish(listener *l, struct MHD_Connection *c, const char *url, const char *method,
 			      call *k)
 {
@@ -235,8 +263,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		k = *state = xcalloc(1, sizeof *k);
 		atomic_fetch_add(&l->srv->requests, 1);
 		enum MHD_Result res = MHD_YES;
-		if (!admit(l, c, k, &res))
+		if (!admit(l, c, k, &res)) {
 			k->answered = true;
+			answering(c);
+		}
 		return res;
 	}
 	if (*upload_size) {
@@ -257,12 +287,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (k->answered)
 		return MHD_YES;
 	k->answered = true;
+	answering(c);
 	return finish(l, c, url, method, k);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
-	(void)cls, (void)c, (void)why;
+	(void)cls, (void)why;
+	conn_ctx *cc = conn_of(c);
+	if (cc)
+		pw_api_conn_waiting(cc->deadline);
 	call *k = *state;
 	if (k)
 		free(k->body);
@@ -532,6 +566,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 		srv.jobs = pw_api_jobs_new(&srv);
 		srv.status = status_cache_of(&srv);
 		srv.catalogs = pw_api_catalog_pool_new(ctx->catalog_path, 0);
+		srv.deadlines = pw_api_deadlines_start(cfg.request_timeout, &srv.refused_limits);
 		e = start_all(&srv, &ls);
 	}
 	int rc = 0;
@@ -550,6 +585,7 @@ int pw_api_serve(struct pw_ops_ctx *ctx, const pw_api_config *given)
 	pw_api_jobs_free(&srv.jobs);
 	pw_api_status_cache_free(&srv.status);
 	pw_api_catalog_pool_free(&srv.catalogs);
+	pw_api_deadlines_stop(&srv.deadlines);
 	pw_api_tokens_free(&srv.tokens);
 	return rc;
 }

@@ -21,6 +21,7 @@
 typedef struct pw_api_jobs pw_api_jobs;
 typedef struct pw_api_status_cache pw_api_status_cache;
 typedef struct pw_api_catalog_pool pw_api_catalog_pool;
+typedef struct pw_api_deadlines pw_api_deadlines;
 
 typedef struct pw_api_server {
 	const pw_api_config *cfg;
@@ -31,6 +32,7 @@ typedef struct pw_api_server {
 	pw_api_jobs *jobs;
 	pw_api_status_cache *status; /* GET /api/runtime/python's copy */
 	pw_api_catalog_pool *catalogs; /* read connections for GET /api/jobs[/ID] */
+	pw_api_deadlines *deadlines;   /* the time to send a whole request */
 	time_t started;
 	pw_actor self;              /* this process's user, host and pid, read once */
 	atomic_bool stopping;
