@@ -78,75 +78,6 @@ while ! grep -q 'listening on 127' "$WORLD/serve.err" && [ $i -lt 100 ]; do slee
 port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/serve.err")
 [ -n "$port" ] || { cat "$WORLD/serve.err" >&2; exit 1; }
 api="http://127.0.0.1:$port/api/runtime/python"
-
-if [ "${MODE:-status}" = jobs ]; then
-	base="${BASE_BUILD:?MODE=jobs needs BASE_BUILD=a build dir to compare with}/src/pyward"
-	case $base in /*) ;; *) base=$here/$base ;; esac
-	[ -x "$base" ] || { echo "no $base" >&2; exit 2; }
-	python3 - "$WORLD/box/catalog.sqlite3" "${JOBS:-50}" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for i in range(int(sys.argv[2])):
-    db.execute("INSERT INTO api_jobs (kind, target, user, args, host, pid, proc_start, created_at, finished_at,"
-               " state, result, events) VALUES ('venv.install', 'env', 'bench', 'POST /api/venvs/install', 'h',"
-               " 1, 0, '2026-12-04T00:00:00.000Z', '2026-12-04T00:00:01.000Z', 'ok', ?, 5)",
-               ('{"schema":1,"operation":%d,"outcome":"ok"}' % (i + 1),))
-db.commit()
-EOF
-	"$base" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
-		--max-connections 200 2> "$WORLD/base.err" &
-	BASE_PID=$!
-	i=0
-	while ! grep -q 'listening on 127' "$WORLD/base.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	bport=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/base.err")
-	[ -n "$bport" ] || { cat "$WORLD/base.err" >&2; exit 1; }
-	auth="Authorization: Bearer $token"
-	jid=$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')
-	[ "$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs/$jid" | wc -c)" = \
-	  "$(curl -sf -H "$auth" "http://127.0.0.1:$bport/api/jobs/$jid" | wc -c)" ] || { echo "the two servers answer differently" >&2; exit 1; }
-	echo "# MODE=jobs: ${JOBS:-50} jobs in the catalog; $(nproc) cores; nice $(nice); $(uptime | sed 's/.*load/load/')"
-	echo "# this build: $py; base: $base"
-	echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
-	echo "# name load req/s p50_ms p99_ms p99.9_ms max_ms client_late_p99_ms sent_to_answer_p99_ms load1"
-	{
-		r=1
-		while [ "$r" -le "$rounds" ]; do
-			fixed list-new "$port" /api/jobs "$auth"
-			fixed list-base "$bport" /api/jobs "$auth"
-			fixed one-new "$port" "/api/jobs/$jid" "$auth"
-			fixed one-base "$bport" "/api/jobs/$jid" "$auth"
-			r=$((r + 1))
-		done
-	} | tee "$WORLD/fixed"
-	echo "# max: wrk -t2 -c10 -d${secs}s, each twice, interleaved; name load req/s p50_ms p99_ms load1"
-	{
-		for r in 1 2; do
-			for n in list one; do
-				path=/api/jobs; [ $n = one ] && path=/api/jobs/$jid
-				echo "$(run $n-new "http://127.0.0.1:$port$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
-				echo "$(run $n-base "http://127.0.0.1:$bport$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
-			done
-		done
-	} | tee "$WORLD/max"
-	python3 - "$WORLD/fixed" "$WORLD/max" <<'EOF'
-import statistics, sys
-fixed, mx = {}, {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    fixed.setdefault(f[0], []).append([float(x) for x in f[2:]])
-for line in open(sys.argv[2]):
-    f = line.split()
-    mx.setdefault(f[0], []).append(float(f[2]))
-med = lambda name, col: statistics.median(r[col] for r in fixed[name])
-for n in ("list", "one"):
-    new, old = n + "-new", n + "-base"
-    print("%s: fixed load medians: p50 %.3f ms vs base %.3f ms (ratio %.2f); p99 %.3f ms vs %.3f ms (ratio %.2f)"
-          % (n, med(new, 1), med(old, 1), med(new, 1) / med(old, 1), med(new, 2), med(old, 2), med(new, 2) / med(old, 2)))
-    print("%s: max req/s (median of 2): %.0f vs base %.0f (ratio %.2f)"
-          % (n, statistics.median(mx[new]), statistics.median(mx[old]), statistics.median(mx[new]) / statistics.median(mx[old])))
-EOF
-	exit 0
-fi
 curl -sf -H "Authorization: Bearer $token" "$api" > "$WORLD/www/status.json"
 bytes=$(wc -c < "$WORLD/www/status.json")
 # nginx's workers run as another user when started by root: let them in.
@@ -227,6 +158,75 @@ lat.sort()
 print("process sequential %.0f %.3f %.3f" % (n / total, lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]))
 EOF
 }
+
+if [ "${MODE:-status}" = jobs ]; then
+	base="${BASE_BUILD:?MODE=jobs needs BASE_BUILD=a build dir to compare with}/src/pyward"
+	case $base in /*) ;; *) base=$here/$base ;; esac
+	[ -x "$base" ] || { echo "no $base" >&2; exit 2; }
+	python3 - "$WORLD/box/catalog.sqlite3" "${JOBS:-50}" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    db.execute("INSERT INTO api_jobs (kind, target, user, args, host, pid, proc_start, created_at, finished_at,"
+               " state, result, events) VALUES ('venv.install', 'env', 'bench', 'POST /api/venvs/install', 'h',"
+               " 1, 0, '2026-12-04T00:00:00.000Z', '2026-12-04T00:00:01.000Z', 'ok', ?, 5)",
+               ('{"schema":1,"operation":%d,"outcome":"ok"}' % (i + 1),))
+db.commit()
+EOF
+	"$base" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
+		--max-connections 200 2> "$WORLD/base.err" &
+	BASE_PID=$!
+	i=0
+	while ! grep -q 'listening on 127' "$WORLD/base.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	bport=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/base.err")
+	[ -n "$bport" ] || { cat "$WORLD/base.err" >&2; exit 1; }
+	auth="Authorization: Bearer $token"
+	jid=$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')
+	[ "$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs/$jid" | wc -c)" = \
+	  "$(curl -sf -H "$auth" "http://127.0.0.1:$bport/api/jobs/$jid" | wc -c)" ] || { echo "the two servers answer differently" >&2; exit 1; }
+	echo "# MODE=jobs: ${JOBS:-50} jobs in the catalog; $(nproc) cores; nice $(nice); $(uptime | sed 's/.*load/load/')"
+	echo "# this build: $py; base: $base"
+	echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
+	echo "# name load req/s p50_ms p99_ms p99.9_ms max_ms client_late_p99_ms sent_to_answer_p99_ms load1"
+	{
+		r=1
+		while [ "$r" -le "$rounds" ]; do
+			fixed list-new "$port" /api/jobs "$auth"
+			fixed list-base "$bport" /api/jobs "$auth"
+			fixed one-new "$port" "/api/jobs/$jid" "$auth"
+			fixed one-base "$bport" "/api/jobs/$jid" "$auth"
+			r=$((r + 1))
+		done
+	} | tee "$WORLD/fixed"
+	echo "# max: wrk -t2 -c10 -d${secs}s, each twice, interleaved; name load req/s p50_ms p99_ms load1"
+	{
+		for r in 1 2; do
+			for n in list one; do
+				path=/api/jobs; [ $n = one ] && path=/api/jobs/$jid
+				echo "$(run $n-new "http://127.0.0.1:$port$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
+				echo "$(run $n-base "http://127.0.0.1:$bport$path" -H "$auth") $(cut -d' ' -f1 /proc/loadavg)"
+			done
+		done
+	} | tee "$WORLD/max"
+	python3 - "$WORLD/fixed" "$WORLD/max" <<'EOF'
+import statistics, sys
+fixed, mx = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    fixed.setdefault(f[0], []).append([float(x) for x in f[2:]])
+for line in open(sys.argv[2]):
+    f = line.split()
+    mx.setdefault(f[0], []).append(float(f[2]))
+med = lambda name, col: statistics.median(r[col] for r in fixed[name])
+for n in ("list", "one"):
+    new, old = n + "-new", n + "-base"
+    print("%s: fixed load medians: p50 %.3f ms vs base %.3f ms (ratio %.2f); p99 %.3f ms vs %.3f ms (ratio %.2f)"
+          % (n, med(new, 1), med(old, 1), med(new, 1) / med(old, 1), med(new, 2), med(old, 2), med(new, 2) / med(old, 2)))
+    print("%s: max req/s (median of 2): %.0f vs base %.0f (ratio %.2f)"
+          % (n, statistics.median(mx[new]), statistics.median(mx[old]), statistics.median(mx[new]) / statistics.median(mx[old])))
+EOF
+	exit 0
+fi
 
 echo "# GET /api/runtime/python: $bytes bytes of JSON; $(nproc) cores; nice $(nice); $(uptime | sed 's/.*load/load/')"
 echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
