@@ -242,9 +242,9 @@ static void read_page(const char *path, int64_t page, unsigned char *buf)
 /* ---------------------------------------------------------------- tests */
 
 static pw_err *count_exported(const pw_op_rec *op, const pw_attempt_list *att, const char *env,
-			      const pw_pkg_changes *ch, void *ud)
+			      const pw_pkg_changes *ch, const pw_apijob_rec *job, void *ud)
 {
-	(void)op, (void)att, (void)env, (void)ch;
+	(void)op, (void)att, (void)env, (void)ch, (void)job;
 	++*(int *)ud;
 	return NULL;
 }
