@@ -200,6 +200,9 @@ if [ -e "$BOX/runtime/python/current/RELEASE2" ]; then rel=1 sha=$SHA; else rel=
 write_pins "$WORLD/pins-slow.tsv" "$VER" "$rel" \
 	"https://localhost:$HTTPSD_PORT/slow/$RATE/rel/$rel/cpython-fixture-install_only.tar.gz" "$sha"
 c0=$changed
+# An archive already in the cache is not downloaded again (and this release
+# may be there from the installs above, depending on where the kills landed).
+rm -f "$BOX/cache/downloads/$sha.tar.gz"
 kill_when '[ -s "$BOX/cache/downloads/$sha.tar.gz.part" ]' "$WORLD/pins-slow.tsv" --cacert "$CA_PEM"
 is "$((changed - c0))" 0 "a kill while the download is still arriving leaves current as it was"
 rm -f "$BOX/cache/downloads/$sha.tar.gz.part"
