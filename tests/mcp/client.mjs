@@ -547,7 +547,8 @@ async function rawSession() {
   const [r2, r3, r4] = await Promise.all(seen);
   m = await pl.next((x) => x.id === 5);
   ok(r3?.result && order[0] === 3 && r2?.result?.structuredContent?.value === '5' && r4?.result?.structuredContent?.value === '6'
-    && order.indexOf(2) < order.indexOf(4), 'lines read together behind a call: the ping is answered first, the calls in order', order);
+    && r2?.result?.structuredContent?.execution < r4?.result?.structuredContent?.execution,
+    'lines read together behind a call: the ping is answered first, the cells run in the order the calls came', [order, r2?.result?.structuredContent?.execution, r4?.result?.structuredContent?.execution]);
   ok(m?.result && spent < 20, `half a line waits for the rest, and the server rests meanwhile (${spent} ticks in 1 s)`, m);
   await pl.close();
 
