@@ -182,7 +182,7 @@ static int run_mcp(pw_cli *cli, int argc, char **argv)
 
 const pw_cmd pw_cmd_mcp = {
 	.name = "mcp",
-	.summary = N_("serve the tools to an agent: a Model Context Protocol server on stdin/stdout"),
+	.summary = N_("serve the tools to an agent (Model Context Protocol, stdin/stdout)"),
 	.help = N_("Usage:\n"
 		   "  pyward mcp [--allow-runtime-install] [--max-message BYTES]\n"
 		   "\n"

@@ -88,7 +88,7 @@ static int run_exec(pw_cli *cli, int argc, char **argv)
 
 const pw_cmd pw_cmd_exec = {
 	.name = "exec",
-	.summary = N_("run a script or code in the managed runtime (scrubbed environment, time budget)"),
+	.summary = N_("run code in the managed runtime (scrubbed environment, time budget)"),
 	.help = N_("Usage:\n"
 		   "  pyward exec [--timeout SECONDS] [--] FILE|-c CODE|- [ARGS...]\n"
 		   "\n"

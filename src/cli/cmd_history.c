@@ -674,7 +674,7 @@ static int run_history(pw_cli *cli, int argc, char **argv)
 
 const pw_cmd pw_cmd_history = {
 	.name = "history",
-	.summary = N_("list recorded operations, show, undo, export or prune them, check the catalog"),
+	.summary = N_("recorded operations: list, show, undo, export, prune, check"),
 	.usage = N_("[--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE] [--limit N|all] [--json]\n"
 		    "       pyward history show ID [--json]\n"
 		    "       pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL] [--json]\n"
@@ -682,10 +682,11 @@ const pw_cmd pw_cmd_history = {
 		    "       pyward history prune --before DATE [--yes] [--json]\n"
 		    "       pyward history check [--json]"),
 	.help = N_("Usage:\n"
-		   "  pyward history [--kind K] [--target T] [--outcome O] [--package NAME] [--since DATE]\n"
-		   "                 [--limit N|all]\n"
+		   "  pyward history [--kind K] [--target T] [--outcome O] [--package NAME]\n"
+		   "                 [--since DATE] [--limit N|all]\n"
 		   "  pyward history show ID\n"
-		   "  pyward history undo ID [--dry-run] [--force] [--yes] [--index URL] [--proxy URL]\n"
+		   "  pyward history undo ID [--dry-run] [--force] [--yes] [--index URL]\n"
+		   "                 [--proxy URL]\n"
 		   "  pyward history export [--since DATE] [--format jsonl|csv]\n"
 		   "  pyward history prune --before DATE [--yes]\n"
 		   "  pyward history check\n"
@@ -694,8 +695,8 @@ const pw_cmd pw_cmd_history = {
 		   "  --kind K              list: operations of this kind, or of the kinds it starts\n"
 		   "                        when it ends in '.' or '*' (venv.)\n"
 		   "  --target T            list: operations whose target contains T\n"
-		   "  --outcome O           list: ok, failed, refused, timed-out, cancelled, interrupted\n"
-		   "                        or running\n"
+		   "  --outcome O           list: ok, failed, refused, timed-out, cancelled,\n"
+		   "                        interrupted or running\n"
 		   "  --package NAME        list: operations that changed this package\n"
 		   "  --since DATE          list, export: started at or after this UTC date\n"
 		   "                        (2026-12-01 or 2026-12-01T08:00)\n"
@@ -705,7 +706,8 @@ const pw_cmd pw_cmd_history = {
 		   "  --index URL           undo: this package index for what is installed again\n"
 		   "  --proxy URL           undo: through this proxy\n"
 		   "  --format jsonl|csv    export: one JSON object a line (default), or CSV\n"
-		   "  --before DATE         prune: delete the operations started before this UTC date\n"
+		   "  --before DATE         prune: delete the operations started before this UTC\n"
+		   "                        date\n"
 		   "\n"
 		   "check reads the whole catalog for damage (every page, every index against its\n"
 		   "table) without writing; exit status 1 when it finds any.\n"

@@ -472,7 +472,7 @@ static int run_venv(pw_cli *cli, int argc, char **argv)
 
 const pw_cmd pw_cmd_venv = {
 	.name = "venv",
-	.summary = N_("discover, create, install into, uninstall from, remove and verify environments"),
+	.summary = N_("environments: discover, create, install, uninstall, remove, verify"),
 	.usage = N_("discover [DIR] [--depth N]\n"
 		    "       pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
 		    "       pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background] [-r FILE] [-e PATH] SPEC...\n"
@@ -482,35 +482,38 @@ const pw_cmd pw_cmd_venv = {
 	.help = N_("Usage:\n"
 		   "  pyward venv discover [DIR] [--depth N]\n"
 		   "  pyward venv create [NAME|PATH] [--python INTERPRETER] [--seed fast|pip|none]\n"
-		   "  pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade] [--background]\n"
-		   "                      [-r FILE] [-e PATH] SPEC...\n"
+		   "  pyward venv install [--venv V] [--index URL] [--proxy URL] [--upgrade]\n"
+		   "              [--background] [-r FILE] [-e PATH] SPEC...\n"
 		   "  pyward venv uninstall [--venv V] [--background] [-r FILE] NAME...\n"
 		   "  pyward venv remove NAME|PATH\n"
 		   "  pyward venv verify [NAME|PATH] [--format rpm]\n"
 		   "\n"
 		   "Options:\n"
 		   "  --depth N             discover: how many folders deep to look (0-8, default 2)\n"
-		   "  --python INTERPRETER  create: the base (default: the managed runtime, else python3)\n"
+		   "  --python INTERPRETER  create: the base (default: the managed runtime,\n"
+		   "                        else python3)\n"
 		   "  --seed fast|pip|none  create: pip from the bundled wheel (fast, the default),\n"
 		   "                        through ensurepip (pip), or no pip (none)\n"
 		   "  --venv V              install, uninstall, verify: the environment, a name or\n"
 		   "                        a path\n"
 		   "                        (default: the workspace's one environment; install makes\n"
 		   "                        .venv when there is none)\n"
-		   "  -r, --requirement FILE  install, uninstall: a requirements file in the workspace\n"
+		   "  -r, --requirement FILE\n"
+		   "                        install, uninstall: a requirements file in the\n"
+		   "                        workspace (repeatable)\n"
+		   "  -e, --editable PATH   install: a local project in the workspace, editable\n"
 		   "                        (repeatable)\n"
-		   "  -e, --editable PATH   install: a local project in the workspace, editable (repeatable)\n"
 		   "  --index URL           install: this index only (no mirrors, no proxy probing)\n"
 		   "  --proxy URL           install: through this proxy\n"
 		   "  --upgrade             install: upgrade what is already installed\n"
-		   "  --background          install, uninstall: run as a job, print its id and return\n"
+		   "  --background          install, uninstall: run as a job, print its id, return\n"
 		   "  --format rpm          verify: rpm -V's lines; nothing when every file matches\n"
 		   "\n"
 		   "Environment:\n"
-		   "  PYWARD_MIRRORS        install: mirror indexes tried in order after a network failure\n"
-		   "                        (URLs separated by spaces or commas; else the 'mirrors' setting,\n"
-		   "                        else data/mirrors.conf)\n"
-		   "  PYWARD_PROXY_PORTS    install: 127.0.0.1 ports probed for a proxy after a network\n"
-		   "                        failure (else the 'proxy_ports' setting)"),
+		   "  PYWARD_MIRRORS        install: mirror indexes tried in order after a network\n"
+		   "                        failure (URLs separated by spaces or commas; else the\n"
+		   "                        'mirrors' setting, else data/mirrors.conf)\n"
+		   "  PYWARD_PROXY_PORTS    install: 127.0.0.1 ports probed for a proxy after\n"
+		   "                        a network failure (else the 'proxy_ports' setting)"),
 	.run = run_venv,
 };
