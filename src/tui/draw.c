@@ -169,8 +169,8 @@ int pw_draw_hang(const char *line, int otherwise)
 	for (; *c && *c != ':' && *c != ' ' && cols < 16; c++)
 		if ((*c & 0xC0) != 0x80) /* a UTF-8 lead byte: one column for a label's letters */
 			cols++;
-	if (*c != ':' || c == label || c[1] != ' ')
-		return otherwise;
+	if (*c != ':' || c == label || c[1] != ' ') /* no label: an indented line keeps its indent */
+		return label > line && label - line <= 20 && *label ? (int)(label - line) : otherwise;
 	for (c++, cols++; *c == ' '; c++)
 		cols++;
 	return cols <= 20 && *c ? cols : otherwise;

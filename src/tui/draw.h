@@ -66,7 +66,8 @@ int pw_draw_wrapped_from(WINDOW *w, int y, int x, int width, int skip, int max_r
 int pw_draw_width(const char *utf8);
 /* Where a wrapped line goes on: under the value of a "label:   value" line
  * (leading blanks allowed: a consent's "from:   /a/long/path", a detail's
- * "  target:    /path"), else otherwise columns in. */
+ * "  target:    /path"); under its own text for a line that starts with
+ * blanks and has no label (a value's second line); else otherwise columns in. */
 int pw_draw_hang(const char *utf8, int otherwise);
 /* pw_draw_text, but text that does not fit ends in a mark ("…", "~" in
  * ASCII) so a cut message does not read as a whole one. */

@@ -52,3 +52,24 @@ void pw_fmt_time(const char *iso, char *buf, size_t size)
 	}
 	snprintf(buf, size, "%.10s %.8s", iso, iso + 11);
 }
+
+const char *pw_fmt_under(const char *path, const char *base)
+{
+	if (!path || !base || !*base)
+		return path;
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	if (strncmp(path, base, n) != 0)
+		return path;
+	if (path[n] == '\0')
+		return ".";
+	if (n == 1 && base[0] == '/')
+		return path[1] ? path + 1 : ".";
+	if (path[n] != '/')
+		return path;
+	const char *rest = path + n;
+	while (*rest == '/')
+		rest++;
+	return *rest ? rest : ".";
+}

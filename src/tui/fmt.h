@@ -13,5 +13,8 @@ void pw_fmt_rate(double bytes_per_s, char *buf, size_t size);
 void pw_fmt_eta(double seconds, char *buf, size_t size);
 /* A catalog time "2026-12-02T19:38:04.123Z" as "2026-12-02 19:38:04". */
 void pw_fmt_time(const char *iso, char *buf, size_t size);
+/* PATH as shown beside BASE: the part under BASE ("envs/.venv"), "." for
+ * BASE itself, else PATH unchanged. Points into PATH (or a literal). */
+const char *pw_fmt_under(const char *path, const char *base);
 
 #endif

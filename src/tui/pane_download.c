@@ -372,7 +372,7 @@ static void draw_plan(const download_pane *p, WINDOW *win, pw_rect r, int *y)
 	if (!p->have_lines)
 		return;
 	for (size_t i = 0; i < p->line_count; i++)
-		*y += pw_draw_wrapped(win, *y, r.x, r.w, 2, 8, p->plan_lines[i]);
+		*y += pw_draw_wrapped(win, *y, r.x, r.w, 3, pw_draw_hang(p->plan_lines[i], 8), p->plan_lines[i]);
 	(*y)++;
 }
 

@@ -14,6 +14,7 @@
 #include "tui/app.h"
 #include "tui/dialog.h"
 #include "tui/draw.h"
+#include "tui/fmt.h"
 #include "tui/keys.h"
 #include "tui/pane_attempts.h"
 #include "tui/pane_envs_jobs.h"
@@ -504,13 +505,20 @@ static const char *busy_word(pw_envs_job_kind k)
 	}
 }
 
+/* Paths inside the workspace are shown from it: a deep workspace would
+ * otherwise push the part that tells the environments apart off the row. */
+static const char *shown(const envs_pane *p, const char *path)
+{
+	return pw_fmt_under(path, pw_app_ctx(p->app)->workspace);
+}
+
 static void draw_row(const envs_pane *p, WINDOW *win, int y, pw_rect r, const pw_venv_info *v, bool sel)
 {
 	int pathw = r.w - TAIL_W;
 	pw_draw_set(win, sel ? PW_C_SELECTED : PW_C_NORMAL);
 	pw_draw_blank(win, y, r.x, r.w);
 	pw_draw_text(win, y, r.x, 1, sel ? ">" : " ");
-	draw_path(win, y, r.x + 1, pathw - 2, v->path);
+	draw_path(win, y, r.x + 1, pathw - 2, shown(p, v->path));
 	const busy_job *b = busy_on(p, v->path);
 	pw_draw_textf(win, y, r.x + pathw, r.w - pathw, "%-10.10s %-8.8s %-6s %s", v->kind,
 		      v->version ? v->version : "?", v->has_pip ? _("pip") : _("no pip"),
@@ -550,7 +558,7 @@ static void draw_details(const envs_pane *p, WINDOW *win, pw_rect r, int y)
 	const pw_venv_info *v = selected_env(p);
 	if (v) {
 		pw_draw_set(win, PW_C_LABEL);
-		pw_draw_textf(win, y, r.x, r.w, _("python: %s%s   base: %s"), v->python,
+		pw_draw_textf(win, y, r.x, r.w, _("python: %s%s   base: %s"), shown(p, v->python),
 			      v->python_exists ? "" : _(" (missing)"), v->base ? v->base : "?");
 		pw_draw_set(win, PW_C_NORMAL);
 	}

@@ -32,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PAGE 200
-/* List columns: started (UTC, without the year), user, kind, outcome, target. */
+/* List columns: started (UTC; the year instead of the time when it is not
+ * this year's), user, kind, outcome, target. */
 #define COL_USER 12
 #define COL_KIND 21
 #define COL_OUTCOME 38
@@ -311,6 +313,17 @@ static void draw_detail(history_pane *p, WINDOW *win, pw_rect r)
 	pw_draw_set(win, PW_C_NORMAL);
 }
 
+/* The current UTC year ("2026"), as the catalog's times are UTC. */
+static const char *this_year(void)
+{
+	static char year[8];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&now, &tm) || strftime(year, sizeof year, "%Y", &tm) == 0)
+		year[0] = '\0';
+	return year;
+}
+
 static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool selected)
 {
 	static const struct { const char *outcome; pw_color color; } colors[] = {
@@ -322,9 +335,13 @@ static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool se
 	pw_fmt_time(op->started_at, when, sizeof when);
 	pw_draw_set(win, selected ? PW_C_SELECTED : PW_C_NORMAL);
 	pw_draw_blank(win, y, r.x, r.w);
-	/* "12-02 19:38": the year and seconds are in the details */
+	/* "12-02 19:38" this year; "2025-12-02" for another year, as ls -l does
+	 * (the same column width; the time and seconds are in the details) */
 	char shortwhen[16];
-	snprintf(shortwhen, sizeof shortwhen, "%.11s", strlen(when) > 5 ? when + 5 : when);
+	if (strlen(when) >= 16 && strncmp(when, this_year(), 4) == 0)
+		snprintf(shortwhen, sizeof shortwhen, "%.11s", when + 5);
+	else
+		snprintf(shortwhen, sizeof shortwhen, "%.10s", when);
 	pw_draw_cell(win, y, r.x, COL_KIND - 10, shortwhen);
 	pw_draw_cell(win, y, r.x + COL_USER, 8, op->user);
 	pw_draw_cell(win, y, r.x + COL_KIND, 16, op->kind);

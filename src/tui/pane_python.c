@@ -600,9 +600,11 @@ static void draw_header(const py_pane *p, WINDOW *win, pw_rect r)
 	if (exe) {
 		if (!version && !p->executable)
 			version = p->runtime_version;
-		/* Before the first cell the version may not be known yet: the path alone, not "Python ?". */
-		char *name = version ? xasprintf("%s %s  ", p->implementation ? p->implementation : "Python", version)
-				     : xstrdup("");
+		/* Before the first cell the version may not be known yet: the path alone, not "Python ?".
+		 * The label already says Python: the implementation only when a worker named it. */
+		char *name = !version		 ? xstrdup("")
+			     : p->implementation ? xasprintf("%s %s  ", p->implementation, version)
+						 : xasprintf("%s  ", version);
 		x += pw_draw_text(win, r.y + 1, r.x + x, r.w - x, name);
 		draw_tail(win, r.y + 1, r.x + x, r.w - x, exe);
 		free(name);

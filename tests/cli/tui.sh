@@ -4,7 +4,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 tui_world
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 45
+plan 46
 
 WAIT_SECONDS=20
 
@@ -82,6 +82,11 @@ fi
 # ---- the History pane pages through a long catalog
 mkdir -p "$WORLD/big"
 "$UNIT_HELPER_DIR/catalog_fill" "$WORLD/big/catalog.sqlite3" 450 >/dev/null
+# the oldest operation started in another year (the list shows its year)
+"${PYTHON3:-python3}" -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE operations SET started_at = ? WHERE id = (SELECT min(id) FROM operations)", ("2025-03-04T05:06:07.000Z",))
+c.commit()' "$WORLD/big/catalog.sqlite3"
 total=$("$PYWARD" --box-root "$WORLD/big" history --limit all --json | grep -c '"id"')
 tui_start big 80 24 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$WORLD/big' --mode read-only; echo EXITED rc=\$?; sleep 30"
@@ -91,6 +96,7 @@ ok "History reads the first page only" wait_for "200 shown, more below"
 T send-keys -t big End End End
 ok "older pages load as the list moves down ($total in all)" wait_for "$total shown"
 like "$SCREEN" "venv.install" "the oldest pages are listed too"
+like "$SCREEN" "║ 2025-03-04  [^ ]+ +[a-z]+\\.[a-z]+ +ok " "a start in another year shows its year (2025-03-04), the columns aligned"
 T send-keys -t big -l "$(printf '\033[4;9~')"
 T send-keys -t big Up
 ok "an unknown escape sequence is not taken for keys ('4' is pane 4)" wait_for "$total shown"

@@ -42,7 +42,7 @@ keys Enter
 ok "create finishes" wait_for "Created .venv with Python" 120
 like "$SCREEN" "base: python3 on PATH" "the result says which base interpreter"
 ok "the new environment is listed with kind, version and pip" \
-	wait_re "$WS/.venv +venv +[0-9]+\.[0-9]+[0-9.]* +pip" 60
+	wait_re "[> ]\.venv +venv +[0-9]+\.[0-9]+[0-9.]* +pip" 60
 ok "it is a real environment" "$WS/.venv/bin/python" -m pip --version
 
 # ---- install from the loopback index
@@ -97,7 +97,7 @@ keys Enter
 wait_for "> automatic" 60
 keys Enter
 wait_for "Created other with Python" 120
-wait_re "$WS/other +venv" 60
+wait_re "[> ]other +venv" 60
 keys Down
 keys d
 ok "d asks before removing" wait_for "Remove the environment $WS/other" 10
@@ -111,7 +111,7 @@ ok "y removes it" wait_for "Removed $WS/other" 60
 ok "the folder is gone" test ! -e "$WS/other"
 
 # ---- Enter on an environment: its latest pip operation, read from the catalog
-wait_re "$WS/.venv +venv" 60
+wait_re "[> ]\.venv +venv" 60
 keys Home Enter
 ok "Enter shows the environment's latest install from the catalog" wait_for "attempt 2, the end of its output" 20
 like "$SCREEN" "venv.install $WS/.venv  ok in" "with its outcome"
@@ -123,7 +123,7 @@ tui_start budget 80 24 \
 	"$ENVS '$PYWARD' --box-root '$WORLD/box' -C '$WS' --timeout 5; echo EXITED rc=\$?; sleep 60"
 wait_for "q quit" 10
 keys 3
-wait_re "$WS/.venv +venv" 30
+wait_re "[> ]\.venv +venv" 30
 keys i
 wait_for "Packages to install" 10
 type_text 'pwtest-alpha==1.1'

@@ -75,8 +75,8 @@ like "$SCREEN" "Verify: +never run" "the Verify line is shown on a short screen"
 like "$(row 14)" "^╚═+╝$" "and the frame is not overdrawn"
 keys 6
 ok "Python pane with the runtime" wait_for "Session "
-like "$(row 4)" "Python +(Python [0-9.]+ +)?[^ ]*/python" "its header names the interpreter before the first cell"
-unlike "$(row 4)" "Python +Python \\?" "not as 'Python  Python ?'"
+like "$(row 4)" "Python +[0-9]+\\.[0-9.]+ +[^ ]*/python" "its header names the interpreter's version and path before the first cell"
+unlike "$(row 4)" "Python +Python" "saying Python once, not 'Python  Python 3.x'"
 keys F10
 wait_for "EXITED" >/dev/null
 start third

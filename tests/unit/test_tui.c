@@ -123,6 +123,20 @@ static void drain_until_done(pw_workers *jobs, seen *s)
 	}
 }
 
+/* Paths in a pane are shown from the workspace when they are inside it. */
+static void test_under(void **state)
+{
+	(void)state;
+	assert_string_equal(pw_fmt_under("/w/s/.venv", "/w/s"), ".venv");
+	assert_string_equal(pw_fmt_under("/w/s/a/b/env", "/w/s/"), "a/b/env");
+	assert_string_equal(pw_fmt_under("/w/s", "/w/s"), ".");
+	assert_string_equal(pw_fmt_under("/w/sx/.venv", "/w/s"), "/w/sx/.venv"); /* a sibling, not inside */
+	assert_string_equal(pw_fmt_under("/other/.venv", "/w/s"), "/other/.venv");
+	assert_string_equal(pw_fmt_under("/srv/env", "/"), "srv/env");
+	assert_string_equal(pw_fmt_under("/w/s/.venv", ""), "/w/s/.venv");
+	assert_null(pw_fmt_under(NULL, "/w"));
+}
+
 static void test_job_events_reach_the_main_thread(void **state)
 {
 	(void)state;
@@ -188,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_rate_and_eta),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_under),
 		cmocka_unit_test(test_job_events_reach_the_main_thread),
 		cmocka_unit_test(test_cancel_and_free_with_running_jobs),
 	};
