@@ -207,8 +207,15 @@ char *pw_ops_data_file(const char *name)
 		if (!dirs[i])
 			continue;
 		char *p = xasprintf("%s/%s", dirs[i], name);
-		if (access(p, R_OK) == 0)
+		if (access(p, R_OK) == 0) {
+			/* people read it (a consent's "pinned: in"): not "_build/../data/" */
+			char *clean = realpath(p, NULL);
+			if (clean) {
+				free(p);
+				return clean;
+			}
 			return p;
+		}
 		free(p);
 	}
 	return xasprintf("%s/%s", PKGDATADIR, name);

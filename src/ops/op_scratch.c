@@ -391,14 +391,31 @@ pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq
 	return e;
 }
 
+/* The host's protocol objects carry no schema member; what pyward prints
+ * has it, as every other --json document, last: a python result's first
+ * member stays its notices (a reader meets a state loss first). */
+static json_t *with_schema(json_t *j)
+{
+	if (j)
+		json_object_set_new(j, "schema", json_integer(1));
+	return j;
+}
+
 json_t *pw_op_scratch_json(const pw_op_scratch_result *r)
 {
-	return pw_scratch_result_encode(r->cell);
+	return with_schema(pw_scratch_result_encode(r->cell));
 }
 
 char *pw_op_scratch_json_text(const pw_op_scratch_result *r)
 {
-	return pw_scratch_result_dump(r->cell, NULL);
+	static const char tail[] = ",\"schema\":1}";
+	size_t len = 0;
+	char *text = pw_scratch_result_dump(r->cell, &len);
+	if (!text || len < 2 || text[len - 1] != '}')
+		return text;
+	char *out = xrealloc(text, len - 1 + sizeof tail);
+	memcpy(out + len - 1, tail, sizeof tail); /* with its NUL */
+	return out;
 }
 
 int pw_op_scratch_exit_status(const pw_op_scratch_result *r)
@@ -434,7 +451,7 @@ pw_err *pw_op_scratch_list(const pw_ops_ctx *ctx, pw_scratch_list **out)
 json_t *pw_op_scratch_list_json(const pw_scratch_list *l)
 {
 	pw_scratch_list empty = { 0 };
-	return pw_scratch_list_encode(l ? l : &empty);
+	return with_schema(pw_scratch_list_encode(l ? l : &empty));
 }
 
 static pw_err *admin(const char *session, bool discard)
@@ -461,7 +478,8 @@ pw_err *pw_op_scratch_discard(const pw_ops_ctx *ctx, const char *session)
 
 json_t *pw_op_scratch_done_json(const char *session, bool discarded)
 {
-	return json_pack("{s:s, s:s}", "session", session, "done", discarded ? "discarded" : "interrupted");
+	return json_pack("{s:s, s:s, s:i}", "session", session, "done", discarded ? "discarded" : "interrupted",
+			 "schema", 1);
 }
 
 /* ---------------------------------------------------------------- the host */

@@ -76,6 +76,8 @@ double pw_op_scratch_budget(const pw_ops_ctx *ctx);
  * gives a result, whatever its status. */
 pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
 			  pw_op_scratch_conn **conn, pw_op_scratch_result *r);
+/* {"notices": [...], "session", ..., "schema": 1}: the host's result with
+ * the schema member every --json document has (last: notices stay first). */
 json_t *pw_op_scratch_json(const pw_op_scratch_result *r);
 /* The same JSON as compact text, written without building the tree (the
  * MCP server's python tool answers with it). */
@@ -86,13 +88,13 @@ void pw_op_scratch_clear(pw_op_scratch_result *r);
 
 /* The host's sessions; PW_ERR_NOTFOUND when no host runs (none is started). */
 pw_err *pw_op_scratch_list(const pw_ops_ctx *ctx, pw_scratch_list **out);
-/* NULL l: no host runs (an empty list). */
+/* {"sessions": [...], "host": {...}, "schema": 1}; NULL l: no host runs (an empty list). */
 json_t *pw_op_scratch_list_json(const pw_scratch_list *l);
 /* Interrupt a session's running cell / end a session (its worker is killed,
  * its next result says so). PW_ERR_NOTFOUND when no host runs. */
 pw_err *pw_op_scratch_interrupt(const pw_ops_ctx *ctx, const char *session);
 pw_err *pw_op_scratch_discard(const pw_ops_ctx *ctx, const char *session);
-/* {"session": S, "done": "interrupted"|"discarded"} */
+/* {"session": S, "done": "interrupted"|"discarded", "schema": 1} */
 json_t *pw_op_scratch_done_json(const char *session, bool discarded);
 
 /* Serve the shared host until it ends (the process a client started as

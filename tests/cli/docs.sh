@@ -4,7 +4,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
 MAN="$TOP_SRCDIR/man/pyward.1"
-plan 9
+plan 11
 
 if command -v mandoc >/dev/null 2>&1; then
 	lint=$(mandoc -Tlint -W warning "$MAN" 2>&1)
@@ -29,6 +29,13 @@ done
 is "$missing" "" "every global option in --help is in the man page"
 
 like "$(grep -c '^\.It' "$MAN")" '^[0-9]+$' "the man page has option lists"
+
+# The files pyward names to a person are named plainly: run from a build
+# tree, the shipped data is not "_build/../data/runtime-pins.tsv".
+env -u PYWARD_DATADIR "$PYWARD" --box-root "$WORLD/box" -C "$WORLD/ws" runtime install --dry-run >"$WORLD/plan.txt" 2>&1
+pinned=$(sed -n 's/^ *pinned: in //p' "$WORLD/plan.txt")
+like "$pinned" '^/.*/runtime-pins\.tsv$' "the plan names the pins table it read ($pinned)"
+unlike "$(grep -E 'pinned:|attempt chain' "$WORLD/plan.txt")" '/\.\.?/' "as a normalised path (no /../ or /./ in it)"
 like "$(cat "$TOP_SRCDIR/README.md")" '\./setup\.sh run' "README has the run command"
 like "$(cat "$TOP_SRCDIR/README.md")" '\./setup\.sh test' "README has the test command"
 

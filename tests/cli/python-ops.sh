@@ -29,7 +29,7 @@ stop_host() {
 trap 'stop_host; rm -rf "$WORLD"' EXIT
 "$SYS_PY" -m venv --without-pip "$WS/.venv" >/dev/null 2>&1 ||
 	skip_all "python3 -m venv does not work here (install python3-venv)"
-plan 17
+plan 21
 
 # mcp_python ARGS_JSON [GLOBAL OPTIONS...]: one `python` tool call in a
 # fresh MCP session; OUT is its structured result (compact JSON), with
@@ -120,9 +120,14 @@ OUT=$MCP_OUT
 mcp_keys=$(J '" ".join(sorted(k for k in d if k != "isError"))')
 OUT=$CLI_OUT
 is "$(J '" ".join(sorted(d))')" "$mcp_keys" "the CLI's --json and the MCP result have the same members"
+is "$(J 'list(d)[0], d["schema"]')" "notices 1" "python --json: notices first, and the schema member every --json document has"
+OUT=$MCP_OUT
+is "$(J 'd["schema"]')" "1" "and the MCP result is the same object (schema 1)"
 run --box-root "$WORLD/box" -C "$WS" --json python --list
 is "$(J '[s["name"] for s in d["sessions"] if s["name"] == "shared"][0]')" "shared" "--list names the session"
+is "$(J 'd["schema"]')" "1" "--list --json has the schema member"
 run --box-root "$WORLD/box" -C "$WS" --json python -s shared --discard
 is "$(J 'd["session"], d["done"]')" "shared discarded" "--discard answers with the session and what was done"
+is "$(J 'd["schema"]')" "1" "and has the schema member"
 
 done_testing
