@@ -47,23 +47,17 @@ enum MHD_Result pw_api_history_list(pw_api_request *r)
 		return bad_query(r, "since must be an ISO 8601 date or date-time (UTC)");
 	pw_ops_ctx c;
 	pw_api_request_ctx(r, &c);
-	pw_catalog *cat = NULL;
 	pw_op_list ops = { 0 };
-	pw_err *e = pw_ops_catalog_ro(&c, &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &ops);
-	pw_catalog_close(&cat);
+	pw_err *e = pw_op_history_list(&c, &f, &ops);
 	if (e) {
 		enum MHD_Result res = pw_api_send_err(r->conn, e);
 		pw_err_free(e);
 		return res;
 	}
-	/* The objects of history --json, from the same function. */
-	json_t *arr = json_array();
-	for (size_t i = 0; i < ops.count; i++)
-		json_array_append_new(arr, pw_json_op_summary(&ops.items[i]));
+	/* The document of history --json, from the same function. */
+	json_t *body = pw_op_history_list_json(&ops);
 	pw_op_list_clear(&ops);
-	return pw_api_send_json(r->conn, MHD_HTTP_OK, json_pack("{s:i, s:o}", "schema", 1, "operations", arr), NULL);
+	return pw_api_send_json(r->conn, MHD_HTTP_OK, body, NULL);
 }
 
 enum MHD_Result pw_api_history_show(pw_api_request *r)

@@ -253,25 +253,18 @@ static void print_table(const pw_op_list *ops)
 	}
 }
 
-static pw_err *open_catalog(pw_cli *cli, pw_catalog **cat)
-{
-	pw_err *e = pw_cli_prepare(cli);
-	return e ? e : pw_ops_catalog_ro(&cli->ctx, cat);
-}
-
 static int list_operations(pw_cli *cli, const pw_op_filter *f)
 {
-	pw_catalog *cat = NULL;
 	pw_op_list ops = { 0 };
-	pw_err *e = open_catalog(cli, &cat);
+	pw_err *e = pw_cli_prepare(cli);
 	if (!e)
-		e = pw_catalog_ops_query(cat, f, &ops);
+		e = pw_op_history_list(&cli->ctx, f, &ops);
 	int rc = 0;
 	if (e) {
 		rc = pw_cli_report(cli, e);
 	} else if (cli->json) {
-		/* One operation at a time: an audit log of many thousand rows is
-		 * never held as one JSON tree. */
+		/* pw_op_history_list_json's document, one operation at a time:
+		 * an audit log of many thousand rows is never held as one tree. */
 		fputs("{\n  \"schema\": 1,\n  \"operations\": [", stdout);
 		for (size_t i = 0; i < ops.count; i++) {
 			json_t *j = pw_json_op_summary(&ops.items[i]);
@@ -289,7 +282,6 @@ static int list_operations(pw_cli *cli, const pw_op_filter *f)
 	}
 	pw_err_free(e);
 	pw_op_list_clear(&ops);
-	pw_catalog_close(&cat);
 	return rc;
 }
 

@@ -133,19 +133,12 @@ static void print_jobs(const pw_job_list *l)
 
 static int list_jobs(pw_cli *cli)
 {
-	pw_catalog *cat = NULL;
 	pw_job_list l = { 0 };
-	pw_err *e = pw_ops_catalog_ro(&cli->ctx, &cat);
-	if (!e)
-		e = pw_jobs_list(cat, 0, &l);
-	pw_catalog_close(&cat);
+	pw_err *e = pw_op_jobs_list(&cli->ctx, &l);
 	if (e)
 		return pw_cli_fail(cli, e);
 	if (cli->json) {
-		json_t *a = json_array();
-		for (size_t i = 0; i < l.count; i++)
-			json_array_append_new(a, pw_json_job(&l.items[i]));
-		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "jobs", a));
+		pw_render_json(stdout, pw_op_jobs_list_json(&l));
 	} else {
 		print_jobs(&l);
 	}

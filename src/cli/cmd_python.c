@@ -19,6 +19,7 @@
 enum { OPT_RESET = 0x200, OPT_INTERRUPT, OPT_DISCARD, OPT_LIST, OPT_VENV, OPT_PYTHON, OPT_MAX_OUTPUT, OPT_HOST };
 
 typedef struct py_args {
+	const pw_cli *cli;
 	const char *session;
 	const char *code;
 	const char *venv;
@@ -60,7 +61,7 @@ static int handle_opt(int code, const char *arg, void *ud)
 		errno = 0;
 		unsigned long long v = strtoull(arg, &end, 10);
 		if (errno || !*arg || *end || v < 64 || v > 64ull * 1024 * 1024) {
-			fprintf(stderr, _("pyward: --max-output needs a byte count from 64 to 67108864, not '%s'\n"), arg);
+			pw_cli_usage_error(a->cli, _("--max-output needs a byte count from 64 to 67108864, not '%s'"), arg);
 			return 2;
 		}
 		a->max_output = (size_t)v;
@@ -252,7 +253,7 @@ static int do_run(pw_cli *cli, const py_args *a, const char *session, const char
 
 static int run_python(pw_cli *cli, int argc, char **argv)
 {
-	py_args a = { 0 };
+	py_args a = { .cli = cli };
 	int first = pw_cli_parse_command(cli, &pw_cmd_python, argc, argv, "s:c:", longopts, handle_opt, &a);
 	if (first == -2)
 		return 0;
@@ -266,6 +267,22 @@ static int run_python(pw_cli *cli, int argc, char **argv)
 	}
 	if ((int)a.list + (int)a.interrupt + (int)a.discard > 1) {
 		pw_cli_usage_error(cli, _("--list, --interrupt and --discard go alone"));
+		return PW_EXIT_USAGE;
+	}
+	/* --list, --interrupt and --discard run no code: what only a cell uses
+	 * is refused, not ignored (as every verb refuses what it does not take) */
+	const char *mode = a.list ? "--list" : a.interrupt ? "--interrupt" : a.discard ? "--discard" : NULL;
+	const char *unused = !mode		   ? NULL
+			     : a.code		   ? "-c"
+			     : first < argc	   ? argv[first]
+			     : a.reset		   ? "--reset"
+			     : a.venv		   ? "--venv"
+			     : a.python		   ? "--python"
+			     : a.max_output	   ? "--max-output"
+			     : a.list && a.session ? "--session"
+						   : NULL;
+	if (unused) {
+		pw_cli_usage_error(cli, _("'python %s' does not take %s"), mode, unused);
 		return PW_EXIT_USAGE;
 	}
 	pw_err *e = pw_cli_prepare(cli);

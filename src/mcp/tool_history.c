@@ -31,24 +31,16 @@ static void run_history(pw_mcp_call *call, const json_t *args, void *admitted, p
 		.limit = limit ? (int)json_integer_value(limit) : 50,
 		.cancel = pw_mcp_call_cancel(call),
 	};
-	pw_catalog *cat = NULL;
 	pw_op_list ops = { 0 };
 	pw_err *e = since && !date_ok(since)
 			    ? pw_err_new(PW_ERR_USAGE, "give a UTC date, YYYY-MM-DD, or a date-time YYYY-MM-DDTHH:MM:SS",
 					 "since: '%s' is not a date", since)
-			    : pw_ops_catalog_ro(&ctx, &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &ops);
-	if (e) {
+			    : pw_op_history_list(&ctx, &f, &ops);
+	if (e)
 		pw_mcp_tool_fail(out, e);
-	} else {
-		json_t *a = json_array();
-		for (size_t i = 0; i < ops.count; i++)
-			json_array_append_new(a, pw_json_op_summary(&ops.items[i]));
-		out->structured = json_pack("{s:i,s:o}", "schema", 1, "operations", a);
-	}
+	else
+		out->structured = pw_op_history_list_json(&ops);
 	pw_op_list_clear(&ops);
-	pw_catalog_close(&cat);
 }
 
 const pw_mcp_tool pw_mcp_tool_history = {

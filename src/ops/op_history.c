@@ -71,6 +71,24 @@ json_t *pw_json_op_full(const pw_op_rec *op, const pw_attempt_list *att, const c
 
 /* ---------------------------------------------------------------- show */
 
+pw_err *pw_op_history_list(const pw_ops_ctx *ctx, const pw_op_filter *f, pw_op_list *out)
+{
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_ro(ctx, &cat);
+	if (!e)
+		e = pw_catalog_ops_query(cat, f, out);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+json_t *pw_op_history_list_json(const pw_op_list *ops)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < ops->count; i++)
+		json_array_append_new(a, pw_json_op_summary(&ops->items[i]));
+	return json_pack("{s:i,s:o}", "schema", 1, "operations", a);
+}
+
 pw_err *pw_op_history_show(const pw_ops_ctx *ctx, int64_t id, pw_op_history_show_result *r)
 {
 	memset(r, 0, sizeof *r);

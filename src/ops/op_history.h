@@ -1,5 +1,5 @@
 /*
- * The history's operations: show one operation with its attempts and
+ * The history's operations: list them, show one operation with its attempts and
  * package changes; undo one (history.undo); export all of them (streamed);
  * prune old ones (history.prune); check the whole file; and venv verify (venv.verify), the
  * rpm -V of an environment. Each result's JSON is built here once.
@@ -28,6 +28,13 @@ json_t *pw_json_pkg_changes(const pw_pkg_changes *ch);
 json_t *pw_json_op_summary(const pw_op_rec *op);
 /* The same with attempts, environment, packages, undo_of and note (show, export). */
 json_t *pw_json_op_full(const pw_op_rec *op, const pw_attempt_list *att, const char *env, const pw_pkg_changes *ch);
+
+/* ---- list: the operations f matches, newest first, read from the catalog
+ * (read only: any mode). Every front end lists through it. */
+pw_err *pw_op_history_list(const pw_ops_ctx *ctx, const pw_op_filter *f, pw_op_list *out);
+/* {"schema": 1, "operations": [pw_json_op_summary, ...]}; the CLI writes the
+ * same document one operation at a time. */
+json_t *pw_op_history_list_json(const pw_op_list *ops);
 
 /* ---- show */
 typedef struct pw_op_history_show_result {

@@ -130,6 +130,24 @@ static pw_err *spawn(const pw_ops_ctx *ctx, detach_ctx *d, const char *log, cons
 	return e;
 }
 
+pw_err *pw_op_jobs_list(const pw_ops_ctx *ctx, pw_job_list *out)
+{
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_catalog_ro(ctx, &cat);
+	if (!e)
+		e = pw_jobs_list(cat, 0, out);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+json_t *pw_op_jobs_list_json(const pw_job_list *l)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < l->count; i++)
+		json_array_append_new(a, pw_json_job(&l->items[i]));
+	return json_pack("{s:i,s:o}", "schema", 1, "jobs", a);
+}
+
 pw_err *pw_op_job_start(const pw_ops_ctx *ctx, const pw_op_job_start_request *rq, pw_job_rec *job)
 {
 	memset(job, 0, sizeof *job);

@@ -19,6 +19,11 @@ json_t *pw_json_job(const pw_job_rec *r);
 /* One of a job's operations with its attempts. */
 json_t *pw_json_job_operation(const pw_op_rec *op, const pw_attempt_list *att);
 
+/* ---- the list: every job, newest first (read only: any mode). */
+pw_err *pw_op_jobs_list(const pw_ops_ctx *ctx, pw_job_list *out);
+/* {"schema": 1, "jobs": [pw_json_job, ...]} */
+json_t *pw_op_jobs_list_json(const pw_job_list *l);
+
 /* ---- starting one: the operation runs in a detached copy of pyward, so
  * it outlives the caller (a terminal, an agent's connection). The job and
  * every operation it records carry the starter's identity (ctx->who: front

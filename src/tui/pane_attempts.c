@@ -19,6 +19,7 @@
 #include "tui/pane_envs_jobs.h"
 
 #include "ops/ctx.h"
+#include "ops/op_history.h"
 
 #include "catalog.h"
 #include "i18n.h"
@@ -165,13 +166,9 @@ static bool is_pip_kind(const char *kind)
 /* The newest pip operation (on target when given), or 0. */
 static int64_t latest_op(attempts_pane *p, const char *target)
 {
-	pw_catalog *cat = NULL;
 	pw_op_list l = { 0 };
 	pw_op_filter f = { .kind = "venv.", .target = target, .limit = 200 };
-	pw_err *e = pw_ops_catalog_ro(pw_app_ctx(p->app), &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &l);
-	pw_catalog_close(&cat);
+	pw_err *e = pw_op_history_list(pw_app_ctx(p->app), &f, &l);
 	int64_t id = 0;
 	for (size_t i = 0; !e && !id && i < l.count; i++)
 		if (is_pip_kind(l.items[i].kind) && (!target || (l.items[i].target && strcmp(l.items[i].target, target) == 0)))

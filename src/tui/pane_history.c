@@ -102,22 +102,17 @@ static void page_load_free(void *ud)
 	free(l);
 }
 
-/* Worker thread: a read-only connection of its own (pw_ops_catalog_ro only
+/* Worker thread: a read-only connection of its own (pw_op_history_list only
  * reads the box root, fixed at start, and opens a new SQLite handle). */
 static pw_err *page_work(pw_job *job, void *ud)
 {
 	page_load *l = ud;
 	const pw_cancel *cancel = pw_job_cancel_token(job);
-	pw_catalog *cat = NULL;
 	pw_op_filter f = { .limit = PAGE, .text = l->text, .before_started = l->before_started,
 			   .before_id = l->before_id, .cancel = cancel };
 	if (pw_cancel_raised(cancel))
 		return NULL; /* superseded before it began: its result is ignored anyway */
-	pw_err *e = pw_ops_catalog_ro(l->ctx, &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &l->ops);
-	pw_catalog_close(&cat);
-	return e;
+	return pw_op_history_list(l->ctx, &f, &l->ops);
 }
 
 /* Start reading a page: the first one again (append false: a refresh, a

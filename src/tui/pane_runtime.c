@@ -15,6 +15,7 @@
 #include "tui/pane_download.h"
 
 #include "ops/ctx.h"
+#include "ops/op_history.h"
 #include "ops/op_runtime.h"
 
 
@@ -97,12 +98,9 @@ static void status_free(void *p)
 
 static void read_last_verify(status_data *s)
 {
-	pw_catalog *cat = NULL;
 	pw_op_filter f = { .kind = "runtime.verify", .limit = 1 };
 	pw_op_list ops = { 0 };
-	pw_err *e = pw_ops_catalog_ro(s->ctx, &cat);
-	if (!e)
-		e = pw_catalog_ops_query(cat, &f, &ops);
+	pw_err *e = pw_op_history_list(s->ctx, &f, &ops);
 	if (!e && ops.count == 1) {
 		s->last_verify = ops.items[0];
 		memset(&ops.items[0], 0, sizeof ops.items[0]);
@@ -110,7 +108,6 @@ static void read_last_verify(status_data *s)
 	}
 	pw_err_free(e);
 	pw_op_list_clear(&ops);
-	pw_catalog_close(&cat);
 }
 
 static char *joined(char **list, size_t n)

@@ -5,7 +5,7 @@
 # each option a line saying what it does.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 44
+plan 46
 
 run help --help
 is "$RC" 0 "help --help exits 0"
@@ -94,6 +94,25 @@ run --box-root "$WORLD/box" -C "$WORLD" history --kind venv. --since 2026-01-01 
 is "$RC" 0 "the list still takes its filters"
 run --box-root "$WORLD/box" -C "$WORLD" history export --since 2026-01-01 --format csv
 is "$RC" 0 "export still takes --since and --format"
+
+# ---- python: --list, --interrupt and --discard run no code and refuse what only a cell uses
+bad="" n=0
+for mode in --list --interrupt --discard; do
+	for opt in "-c 1" "--reset" "--venv v" "--python p" "--max-output 100" "cell.py" "-s x"; do
+		[ "$mode:$opt" = "--interrupt:-s x" ] || [ "$mode:$opt" = "--discard:-s x" ] && continue
+		# shellcheck disable=SC2086
+		run --box-root "$WORLD/box" -C "$WORLD" python $mode $opt
+		n=$((n + 1))
+		name=${opt%% *}
+		[ "$name" = "-s" ] && name=--session
+		if [ "$RC" != 2 ] || ! printf '%s' "$ERR" | grep -q -- "^pyward: error: 'python $mode' does not take $name"; then
+			bad="$bad [python $mode $opt: $RC]"
+		fi
+	done
+done
+is "$bad" "" "python --list, --interrupt, --discard each refuse, exit 2, what only a cell takes ($n pairs)"
+run --box-root "$WORLD/box" python --max-output 5 -c 1
+like "$RC:$ERR" "^2:pyward: error: --max-output needs a byte count" "a bad --max-output: exit 2 with the same prefix as other errors"
 
 run jobs --help
 like "$OUT" "^  pyward jobs log ID \\[--follow\\]" "jobs --help: a usage line per verb"

@@ -8,7 +8,7 @@
 # case is through its operation: no front end includes them.
 # Read from the #include "..." lines of every .c and .h under src/.
 . "$TOP_SRCDIR/tests/lib.sh"
-plan 11
+plan 12
 
 # Print one line per include that breaks a rule, for the tree under $1/src.
 violations() {
@@ -41,6 +41,10 @@ out=$(violations "$TOP_SRCDIR")
 is "$out" "" "no file of src/ includes across the layers"
 ok "src/main.c is the only file at the top of src/" test "$(cd "$TOP_SRCDIR/src" && ls -p | grep -v / | tr '\n' ' ')" = "main.c "
 ok "src/ops exists as its own library" grep -q 'src/ops/libpywardops.a' "$TOP_SRCDIR/Makefile.am"
+# Listing operations and jobs is a use case too: a front end asks ops
+# (pw_op_history_list, pw_op_jobs_list), which builds the list's JSON once.
+out=$(cd "$TOP_SRCDIR/src" && grep -nE '\b(pw_catalog_ops_query|pw_jobs_list)[[:space:]]*\(' -- */*.c | grep -vE '^(core|ops)/')
+is "$out" "" "no front end queries the catalog's operations or jobs itself"
 
 # The check itself finds each kind of crossing (a tree made to break them).
 T=$(mktemp -d "${TMPDIR:-/tmp}/pyward-layers.XXXXXX")

@@ -134,7 +134,7 @@ run --box-root "$BOX" -C "$WS" python -c 'x, double(5)'
 is "$OUT" "(41, 10)" "pyward python sees what the pane defined (same session)"
 start second "$BOX" "$WS"
 ok "a restarted interface finds the session" wait_re "[0-9]+ executions, generation [0-9]+"
-like "$(row 4)" "Python $VER" "with its interpreter's version"
+like "$(row 4)" "Python +$VER +" "with its interpreter's version (after the label, once)"
 type_line 'x * 2'
 ok "and its state" wait_re "Out\[[0-9]+\]: 82"
 
