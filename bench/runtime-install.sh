@@ -17,7 +17,9 @@
 # that. So the whole comparison runs twice: on tmpfs (/dev/shm) when there
 # is one, which shows what the tools themselves cost, then on the disk that
 # holds TMPDIR. Every run's time is printed with the medians.
-# Usage: BUILD_DIR=_build bench/runtime-install.sh [RUNS]
+# Usage: BUILD_DIR=_build [PYWARD_OLD=OLD/src/pyward] bench/runtime-install.sh [RUNS]
+# PYWARD_OLD: an older build's pyward, run right after this one's in every
+# round (its own box), with its median and the ratio new/old printed.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
@@ -53,12 +55,25 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b + 0 > 0 && a != "none") printf "
 
 # Each run starts with the page cache written back (sync), so no
 # contestant pays for what the one before left dirty.
-pyward_once() {
-	d="$WORLD/runs/p$1"
+pyward_once() { # RUN [BINARY]
+	d="$WORLD/runs/p$1${2:+o}"
 	sync
 	s=$(now_ms)
-	"$py" --box-root "$d" runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes -q --no-progress
+	PYWARD_STAGE_TIMES=$WORLD/stages${2:+-old} "${2:-$py}" --box-root "$d" runtime install --pins "$WORLD/pins.tsv" \
+		--cacert "$CA_PEM" --yes -q --no-progress
 	echo $(( $(now_ms) - s ))
+}
+
+# pyward's stage marks (PYWARD_STAGE_TIMES, see bench/README.md) over
+# the runs: for each mark, the median of its time since pyward started.
+stage_medians() {
+	[ -s "$1" ] || return 0
+	tab=$(printf '\t')
+	awk 'NF { t = $1; $1 = ""; $2 = ""; sub(/^  /, ""); print $0 "\t" t }' "$1" |
+		sort -t"$tab" -k1,1 -k2,2n |
+		awk -F'\t' '{ v[$1] = v[$1] " " $2; c[$1]++ }
+			END { for (n in v) { split(substr(v[n], 2), a, " "); printf "    %7.1f  %s\n", a[int((c[n] + 1) / 2)], n } }' |
+		sort -n
 }
 
 classic_once() {
@@ -129,8 +144,8 @@ bench() {
 	ver=$1 sha=$2 size=$3
 	url="https://localhost:$HTTPSD_PORT/$name.tar.gz"
 	write_pins "$WORLD/pins.tsv" "$ver" 1 "$url" "$sha" "$size"
-	rm -f "$WORLD/runs" && mkdir -p "$place/runs-$name" && ln -s "$place/runs-$name" "$WORLD/runs"
-	p=""; c=""; t=""; q=""
+	rm -f "$WORLD/runs" "$WORLD/stages" && mkdir -p "$place/runs-$name" && ln -s "$place/runs-$name" "$WORLD/runs"
+	p=""; c=""; t=""; q=""; o=""
 	i=0
 	# The order alternates, so that neither contestant always runs first
 	# (and pays for what the previous one left the disk to do).
@@ -142,6 +157,7 @@ bench() {
 			c="$c $(classic_once $i)"
 			p="$p $(pyward_once $i)"
 		fi
+		[ -n "${PYWARD_OLD:-}" ] && o="$o $(pyward_once $i "$PYWARD_OLD")"
 		[ -n "$have_pipe" ] && q="$q $(pipe_once $i)"
 		[ -n "$tarfile_py" ] && t="$t $(tarfile_once $i)"
 		i=$((i + 1))
@@ -154,9 +170,15 @@ bench() {
 	[ "$fs" = ext2/ext3 ] && fs=ext4
 	echo "$name archive: $size bytes, $(tar -tzf "$WORLD/srv/$name.tar.gz" | wc -l) entries, CPython $ver, $runs runs each, medians"
 	echo "  extracted on $fs ($place); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "  runs (ms): pyward$p; classic$c${q:+; pipeline$q}${t:+; tarfile$t}"
+	echo "  runs (ms): pyward$p; classic$c${q:+; pipeline$q}${t:+; tarfile$t}${o:+; pyward-old$o}"
 	echo "  curl + sha256sum + tar:      ${cm} ms"
 	echo "  pyward runtime install:      ${pm} ms  (includes probe, manifest, catalog, durable swap)"
+	if [ -n "$o" ]; then
+		om=$(echo $o | tr ' ' '\n' | median)
+		echo "  pyward (old build, $PYWARD_OLD): ${om} ms  ratio new / old: $(ratio "$pm" "$om")"
+	fi
+	echo "  pyward's stages, medians of the ms since it started:"
+	stage_medians "$WORLD/stages"
 	echo "  ratio pyward / classic:      $(ratio "$pm" "$cm")$goal"
 	if [ -n "$q" ]; then
 		echo "  curl | tee >(openssl dgst) | bsdtar -xzf -, checked: ${qm} ms  ratio pyward / pipeline: $(ratio "$pm" "$qm")  (goal < 1)"

@@ -12,6 +12,7 @@
 #include "tui/tui.h"
 
 #include "i18n.h"
+#include "stagetime.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -350,6 +351,7 @@ static int dispatch(pw_cli *cli, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	pw_stage_mark("start");
 	setlocale(LC_ALL, "");
 #ifdef ENABLE_NLS
 	/* PYWARD_LOCALEDIR: message catalogs outside $(localedir), such as the

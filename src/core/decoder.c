@@ -11,6 +11,7 @@
 #include "decoder.h"
 #include "i18n.h"
 #include "libload.h"
+#include "stagetime.h"
 #include "xalloc.h"
 
 #include <archive.h>
@@ -108,6 +109,7 @@ static void publish(pw_decoder *d, size_t n, int64_t consumed)
 
 static void finish(pw_decoder *d, const char *error)
 {
+	pw_stage_mark("extract: decoder done");
 	pthread_mutex_lock(&d->mu);
 	d->done = true;
 	if (error)

@@ -46,6 +46,7 @@
 #include "xalloc.h"
 #include "xtree.h"
 #include "xwriter.h"
+#include "stagetime.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -971,6 +972,7 @@ static pw_err *finish_writes(struct xs *x, pw_err *e)
 {
 	bool full = false;
 	pw_err *w = pw_xwriter_finish(&x->pool, e != NULL, &full);
+	pw_stage_mark("extract: writers joined");
 	if (!e) {
 		e = w;
 		x->disk_full |= full;
@@ -1078,13 +1080,16 @@ pw_err *pw_extract(const pw_extract_opts *opts, pw_extract_result *res)
 		res->disk_full = x.disk_full;
 	if (e)
 		return e; /* dest is not ours (or was not made): leave it */
+	pw_stage_mark("extract: start");
 	e = open_archives(&x);
 	if (!e) {
 		start_writers(&x);
 		e = run(&x);
 	}
+	pw_stage_mark("extract: last entry read");
 	/* no writer runs after this, so removing the tree below is final */
 	e = finish_writes(&x, e);
+	pw_stage_mark("extract: hardlinks made, folders flushed");
 	e = close_archives(&x, e);
 	if (res)
 		res->disk_full = x.disk_full;

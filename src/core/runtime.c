@@ -17,6 +17,7 @@
 #include "runner.h"
 #include "runtime_db.h"
 #include "runtime_fixup.h"
+#include "stagetime.h"
 #include "treefile.h"
 #include "xalloc.h"
 
@@ -38,10 +39,29 @@
 /* Extracted CPython trees are about 3.5 times their .tar.gz. */
 #define EXTRACT_RATIO 4
 
+/* What the probe asks of the new interpreter: that it starts and is the
+ * pinned version, that the modules an install needs are there (ssl,
+ * sqlite3, venv, ensurepip: found, not run) and that the compiled
+ * extension modules importing them loads do load on this machine (the C
+ * library, OpenSSL, SQLite: what an archive for another platform fails
+ * on). Importing the pure-Python modules themselves ran ~60 of them, and
+ * an archive without bytecode (-B keeps the tree as hashed) compiled each
+ * from source: 350-450 ms of an install, against 50-75 ms for this (most
+ * of it _sqlite3 importing functools); their bytes are the pinned
+ * archive's, so running them proves nothing about the machine that the
+ * extension modules do not. Found by a look along sys.path, without
+ * importlib (not frozen: it would be compiled too). */
 static const char probe_code[] =
-	"import sys, ssl, sqlite3, venv, ensurepip\n"
+	"import sys, os\n"
+	"def found(m):\n"
+	"    return any(os.path.isfile(os.path.join(d, m + '.py')) or\n"
+	"               os.path.isfile(os.path.join(d, m, '__init__.py')) for d in sys.path)\n"
+	"for m in ('ssl', 'sqlite3', 'venv', 'ensurepip'):\n"
+	"    if not found(m):\n"
+	"        raise ModuleNotFoundError('No module named %r' % m, name=m)\n"
+	"import _ssl, _sqlite3, _socket, _posixsubprocess, select, fcntl, array\n"
 	"print('%d.%d.%d' % sys.version_info[:3])\n"
-	"print(ssl.OPENSSL_VERSION)\n";
+	"print(_ssl.OPENSSL_VERSION)\n";
 
 /* ---------------------------------------------------------------- places */
 
@@ -350,7 +370,9 @@ static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_r
 			     .events = o->events };
 	pw_fetch_result fr;
 	memset(&fr, 0, sizeof fr);
+	pw_stage_mark("download: start");
 	e = pw_fetch(&fo, &fr);
+	pw_stage_mark("download: done, digest checked");
 	r->resumed_from = fr.resumed_from;
 	r->download_bytes = fr.bytes - fr.resumed_from;
 	r->reused_cache = !e && fr.bytes > 0 && fr.resumed_from == fr.bytes;
@@ -573,6 +595,7 @@ static void *stream_worker(void *ud)
 {
 	stream *s = ud;
 	s->err = unpack(s->o, s->archive, s->target, s->r, s->m, s, &s->disk_full);
+	pw_stage_mark("extract: python/ moved into versions/, staging removed");
 	return NULL;
 }
 
@@ -591,6 +614,7 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 	pthread_mutex_unlock(&s.mu);
 	if (started)
 		pthread_join(worker, NULL);
+	pw_stage_mark("download and extraction joined");
 	if (!e && s.disk_full) {
 		/* unpacking again would only fill the disk again */
 		e = s.err;
@@ -602,6 +626,7 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 		pw_err_free(pw_extract_remove_tree(target));
 		e = unpack(o, dest, target, r, m, NULL, NULL);
 	}
+	pw_stage_mark("stream verified");
 	pw_err_free(s.err);
 	pw_sha256_free(&s.fed);
 	if (s.fd >= 0)
@@ -654,7 +679,9 @@ struct probe_job {
 static void *probe_worker(void *ud)
 {
 	struct probe_job *j = ud;
+	pw_stage_mark("probe: start");
 	j->err = probe(j->o, j->root);
+	pw_stage_mark("probe: done");
 	return NULL;
 }
 
@@ -772,10 +799,13 @@ static pw_err *probe_and_record(const pw_runtime_install_opts *o, const char *ro
 		job.err = probe(o, root);
 	bool open;
 	pw_err *e = record_begin(o, root, m, r, &open);
+	pw_stage_mark("record: marker written, manifest rows inserted");
 	if (!e)
 		e = flush_tree(root);
+	pw_stage_mark("flush: versions/ fsynced");
 	if (threaded)
 		pthread_join(worker, NULL);
+	pw_stage_mark("probe joined");
 	if (job.err) {
 		pw_err_free(e);
 		e = job.err;
@@ -787,6 +817,7 @@ static pw_err *probe_and_record(const pw_runtime_install_opts *o, const char *ro
 		else
 			pw_err_free(end);
 	}
+	pw_stage_mark("record: committed");
 	return e;
 }
 
@@ -862,16 +893,20 @@ static pw_err *swap_in(const pw_runtime_install_opts *o, const char *name, const
 		e = set_link(o->box_root, "previous", base_name(old));
 	if (!e)
 		e = set_link(o->box_root, "current", name);
+	pw_stage_mark("swap: links renamed");
 	if (!e)
 		e = sync_links(o->box_root);
+	pw_stage_mark("swap: links' folder fsynced");
 	if (!e && o->catalog) {
 		char *prev = link_target(o->box_root, "previous");
 		e = pw_runtime_db_set_current(o->catalog, root, prev);
 		free(prev);
 	}
+	pw_stage_mark("swap: catalog current row committed");
 	free(old);
 	if (!e)
 		collect_garbage(o->box_root);
+	pw_stage_mark("swap: old installs collected");
 	return e;
 }
 
@@ -917,8 +952,10 @@ static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_insta
 	if (!e)
 		e = obtain(o, root, r, &m);
 	/* upstream's /install prefix and PEP 668, before the probe runs it */
+	pw_stage_mark("install: tree in versions/");
 	if (!e)
 		e = pw_runtime_fixup(root, o->pin->version, &m, NULL);
+	pw_stage_mark("fixup: sysconfig rewritten, EXTERNALLY-MANAGED written");
 	if (!e)
 		e = probe_and_record(o, root, &m, r);
 	pw_manifest_clear(&m);
@@ -948,6 +985,7 @@ pw_err *pw_runtime_install(const pw_runtime_install_opts *o, pw_runtime_install_
 	int lock = -1;
 	if (!e)
 		e = take_lock(o, &lock, &r->waited_for_lock);
+	pw_stage_mark("install: locked");
 	if (e)
 		return e;
 	if (already_current(o)) {

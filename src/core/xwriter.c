@@ -21,6 +21,17 @@
 /* Each pending file holds a folder descriptor: bound them well under the
  * usual limit of 1024. */
 #define MAX_PENDING_FILES 128
+/* With flush: written files wait, open, for a flusher's fdatasync. Many
+ * flushers, because a flush mostly waits for the device, and the block
+ * layer merges the cache flushes of fdatasyncs that wait at the same time
+ * into one: 16 flushing together cost little more than one. */
+#define FLUSHERS 16
+#define MAX_FLUSH_QUEUE 256
+
+struct flush_job {
+	int fd;
+	char *name;
+};
 
 struct job {
 	pw_xfile f;
@@ -42,6 +53,15 @@ struct pw_xwriter {
 	bool disk_full;
 	pthread_t threads[MAX_THREADS];
 	int started;
+	/* the flushers: their own lock, so a waiting writer never holds mu */
+	pthread_mutex_t fmu;
+	pthread_cond_t fwork;   /* a file queued, or stopping */
+	pthread_cond_t froom;   /* a file taken */
+	struct flush_job fq[MAX_FLUSH_QUEUE];
+	size_t fhead, fcount;
+	bool fstopping;
+	pthread_t flushers[FLUSHERS];
+	int fstarted;
 };
 
 /* ---------------------------------------------------------------- files */
@@ -86,8 +106,61 @@ pw_err *pw_xwriter_error(const char *name, const char *dest, int eno, bool *disk
 			  strerror(eno));
 }
 
-/* Create, write, date, flush and close one file; 0 or an errno. */
-static int write_file(const pw_xwriter *w, pw_xfile *f)
+static void record_error(pw_xwriter *w, const char *name, int eno);
+
+/* Give an open, written file to the flushers (they fdatasync and close
+ * it); without flushers, flush and close it here. 0 or an errno. */
+static int flush_later(pw_xwriter *w, int fd, const char *name)
+{
+	if (!w->fstarted) {
+		int rc = fdatasync(fd) != 0 ? errno : 0;
+		if (close(fd) != 0 && !rc)
+			rc = errno;
+		return rc;
+	}
+	pthread_mutex_lock(&w->fmu);
+	while (w->fcount == MAX_FLUSH_QUEUE)
+		pthread_cond_wait(&w->froom, &w->fmu);
+	w->fq[(w->fhead + w->fcount) % MAX_FLUSH_QUEUE] = (struct flush_job){ fd, xstrdup(name) };
+	w->fcount++;
+	pthread_cond_signal(&w->fwork);
+	pthread_mutex_unlock(&w->fmu);
+	return 0;
+}
+
+static void *flusher_main(void *ud)
+{
+	pw_xwriter *w = ud;
+	pthread_mutex_lock(&w->fmu);
+	for (;;) {
+		while (!w->fcount && !w->fstopping)
+			pthread_cond_wait(&w->fwork, &w->fmu);
+		if (!w->fcount)
+			break;
+		struct flush_job j = w->fq[w->fhead];
+		w->fhead = (w->fhead + 1) % MAX_FLUSH_QUEUE;
+		w->fcount--;
+		pthread_cond_signal(&w->froom);
+		pthread_mutex_unlock(&w->fmu);
+		/* after a failure the tree is removed: flushing it is no use */
+		int eno = !atomic_load(&w->failed) && fdatasync(j.fd) != 0 ? errno : 0;
+		if (close(j.fd) != 0 && !eno)
+			eno = errno;
+		if (eno) {
+			pthread_mutex_lock(&w->mu);
+			record_error(w, j.name, eno);
+			pthread_mutex_unlock(&w->mu);
+		}
+		free(j.name);
+		pthread_mutex_lock(&w->fmu);
+	}
+	pthread_mutex_unlock(&w->fmu);
+	return NULL;
+}
+
+/* Create, write, date and close one file, flushed when asked (by the
+ * flushers, which close it then); 0 or an errno. */
+static int write_file(pw_xwriter *w, pw_xfile *f)
 {
 	int fd = pw_xwriter_create(f->dirfd, f->base, f->mode, w->o.umask);
 	int eno = fd < 0 ? errno : 0;
@@ -106,7 +179,15 @@ static int write_file(const pw_xwriter *w, pw_xfile *f)
 		pw_sha256_final_hex(h, f->sha256);
 		pw_sha256_free(&h);
 	}
-	return pw_xwriter_close(fd, &f->mtime, w->o.flush) ? errno : 0;
+	struct timespec times[2] = { { 0, UTIME_OMIT }, f->mtime };
+	if (f->mtime.tv_nsec != UTIME_OMIT && futimens(fd, times) != 0) {
+		eno = errno;
+		close(fd);
+		return eno;
+	}
+	if (w->o.flush)
+		return flush_later(w, fd, f->name);
+	return close(fd) != 0 ? errno : 0;
 }
 
 static void free_job(struct job *j)
@@ -131,16 +212,22 @@ static struct job *next_job(pw_xwriter *w)
 	return j;
 }
 
+/* With mu held: the first error is the one reported; the pool stops. */
+static void record_error(pw_xwriter *w, const char *name, int eno)
+{
+	if (!w->first)
+		w->first = pw_xwriter_error(name, w->o.dest, eno, &w->disk_full);
+	atomic_store(&w->failed, true);
+}
+
 /* With the lock held: the job no longer counts as pending. */
 static void settle(pw_xwriter *w, struct job *j, bool written, int eno)
 {
 	w->pending_bytes -= j->f.len;
 	w->pending_files--;
 	pthread_cond_broadcast(&w->room);
-	if (eno && !w->first)
-		w->first = pw_xwriter_error(j->f.name, w->o.dest, eno, &w->disk_full);
 	if (eno)
-		atomic_store(&w->failed, true);
+		record_error(w, j->f.name, eno);
 	if (!written || eno || !w->o.done) {
 		free_job(j);
 		return;
@@ -185,6 +272,20 @@ static void reap(pw_xwriter *w)
 	}
 }
 
+/* Let the flushers finish what is queued, join them, free their lock. */
+static void stop_flushers(pw_xwriter *w)
+{
+	pthread_mutex_lock(&w->fmu);
+	w->fstopping = true;
+	pthread_cond_broadcast(&w->fwork);
+	pthread_mutex_unlock(&w->fmu);
+	for (int i = 0; i < w->fstarted; i++)
+		pthread_join(w->flushers[i], NULL);
+	pthread_cond_destroy(&w->froom);
+	pthread_cond_destroy(&w->fwork);
+	pthread_mutex_destroy(&w->fmu);
+}
+
 pw_xwriter *pw_xwriter_start(const pw_xwriter_opts *o)
 {
 	pw_xwriter *w = xcalloc(1, sizeof *w);
@@ -196,9 +297,16 @@ pw_xwriter *pw_xwriter_start(const pw_xwriter_opts *o)
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->room, NULL);
 	atomic_init(&w->failed, false);
+	pthread_mutex_init(&w->fmu, NULL);
+	pthread_cond_init(&w->fwork, NULL);
+	pthread_cond_init(&w->froom, NULL);
+	while (w->o.flush && w->fstarted < FLUSHERS &&
+	       pthread_create(&w->flushers[w->fstarted], NULL, flusher_main, w) == 0)
+		w->fstarted++;
 	while (w->started < want && pthread_create(&w->threads[w->started], NULL, writer_main, w) == 0)
 		w->started++;
 	if (!w->started) {
+		stop_flushers(w);
 		pthread_cond_destroy(&w->room);
 		pthread_cond_destroy(&w->work);
 		pthread_mutex_destroy(&w->mu);
@@ -258,6 +366,7 @@ pw_err *pw_xwriter_finish(pw_xwriter **wp, bool abandon, bool *disk_full)
 	pthread_mutex_unlock(&w->mu);
 	for (int i = 0; i < w->started; i++)
 		pthread_join(w->threads[i], NULL);
+	stop_flushers(w); /* every file written is flushed (or failed) now */
 	if (w->o.done && !abandon && !w->first)
 		reap(w);
 	for (struct job *j = w->done, *next; j; j = next) {

@@ -13,6 +13,7 @@
 #include "i18n.h"
 #include "pkgdb.h"
 #include "runner.h"
+#include "stagetime.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -185,6 +186,7 @@ pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *r
 	 * that cannot be made, a declined consent, the preflight, the download.
 	 * The plan is shown (the consent) before any check that may fail on a
 	 * network, so an offline user still sees what would be installed. */
+	pw_stage_mark("op: plan made");
 	pw_catalog *cat = NULL;
 	pw_err *ce = pw_ops_catalog_rw(ctx, &cat);
 	if (ce) {
@@ -197,17 +199,20 @@ pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *r
 		pw_err_free(e);
 		e = be;
 	}
+	pw_stage_mark("op: catalog open, operation begun");
 	if (!e)
 		e = ask_install(rq, plan, io);
 	if (!e)
 		e = pw_runtime_preflight(ctx->box_root, plan->url, rq->archive, plan->size);
 	if (!e)
 		e = pw_runtime_plan_install(ctx, rq, plan, cat, r->operation, io->cancel, io->events, &r->install);
+	pw_stage_mark("op: runtime install returned");
 	r->runtime_installed = !e;
 	if (!e && plan->baseline)
 		e = install_baseline(ctx, rq, plan, io, cat, r);
 	pw_ops_op_end(cat, r->operation, e);
 	pw_catalog_close(&cat);
+	pw_stage_mark("op: operation recorded, catalog closed");
 	free(target);
 	return e;
 }

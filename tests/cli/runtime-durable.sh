@@ -39,7 +39,7 @@ traced() { # LOG ARGS...: pyward under strace
 	ERR=$(cat "$WORLD/.err")
 }
 order() { "${PYTHON3:-python3}" "$FIX/durable_order.py" "$1" "$BOX" "$2"; }
-plan 15
+plan 21
 
 # ---- the first install: flush, commit, rename current, fsync the folder, commit
 traced "$WORLD/t1.log" runtime install --pins "$WORLD/p1.tsv" --archive "$A" --yes -q
@@ -76,4 +76,20 @@ is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT count(*) FROM pins p JOIN runtimes 
 	"no runtime row names the unflushed tree"
 is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" "failed" \
 	"the history records the refused install as failed"
+
+# ---- a file's flush that fails fails the extraction: the tree is removed,
+# nothing swapped. strace counts calls per thread: the 20th fdatasync of each
+# thread fails, which only the flusher threads reach (~700 files among 16)
+strace -f -y -o "$WORLD/f2.log" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=20 \
+	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
+	>"$WORLD/f2.out" 2>"$WORLD/f2.err"
+RC=$?
+ERR=$(cat "$WORLD/f2.err")
+is "$RC" 1 "an install where one file's fdatasync fails (EIO) fails"
+like "$ERR" "cannot write archive entry 'python/.*Input/output error" "the error names the file and the system's reason"
+is "$(readlink "$LINKS/current") $(readlink "$LINKS/previous")" "$before $prev_before" "current and previous are unchanged"
+is "$(ls -a "$LINKS/versions" | grep -c -- "-3-\|\.staging")" 0 "neither the tree nor its staging folder is left"
+ok "fdatasyncs of the tree's files were failed by strace" grep -q 'fdatasync(.*/python/.*EIO (Input/output error) (INJECTED)' "$WORLD/f2.log"
+is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" "failed" \
+	"the history records it as failed"
 done_testing

@@ -13,7 +13,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 91
+plan 93
 
 # ---- before anything is installed
 P runtime status
@@ -61,9 +61,34 @@ like "$ERR" "$SHA" "the mismatch shows the actual hash"
 ok "the mismatching download was removed" test ! -e "$BOX/cache/downloads/$BAD.tar.gz" -a ! -e "$BOX/cache/downloads/$BAD.tar.gz.part"
 ok "nothing was installed after a mismatch" test ! -e "$BOX/runtime/python/current"
 
-# ---- the real install
+# ---- the real install (with the benches' stage marks: bench/README.md)
+export PYWARD_STAGE_TIMES="$WORLD/stages"
 P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
+unset PYWARD_STAGE_TIMES
 is "$RC" 0 "install exits 0"
+# Nothing of the archive runs before its digest matched, and nothing names
+# the tree before it is flushed and probed: the marks' order says so.
+stage_order=$(python3 - "$WORLD/stages" <<'PY'
+import sys
+t = {}
+for line in open(sys.argv[1]):
+    if line.strip():
+        ms, _, name = line.strip().split(" ", 2)
+        t.setdefault(name, float(ms))
+need = ["download: done, digest checked", "stream verified", "probe: start", "probe: done",
+        "flush: versions/ fsynced", "record: committed", "swap: links renamed"]
+missing = [n for n in need if n not in t]
+if missing:
+    print("missing", missing)
+elif not (t[need[0]] <= t[need[1]] <= t[need[2]] <= t[need[3]] <= t[need[5]] <= t[need[6]]
+          and t[need[4]] <= t[need[5]]):
+    print("out of order", [(n, t[n]) for n in need])
+else:
+    print("ok")
+PY
+)
+is "$stage_order" "ok" "stage marks: probe after the digest and the stream matched the pin, links renamed after flush, probe and commit"
+unlike "$OUT$ERR" "probe: |download: " "the stage marks go to their file only, not to the terminal"
 like "$OUT" "installed CPython $VER" "install says what it installed"
 is "$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>&1)" "$VER" "current/bin/python3 runs"
 P runtime status --json
