@@ -22,7 +22,7 @@ DEAD=$(closed_port)
 printf 'ca_bundle = %s\nindex_url = %s\nbaseline = %s\nmirrors = http://127.0.0.1:%s/simple/\nproxy_ports = %s\n' \
 	"$CA_PEM" "$INDEX_ok_URL" "$WORLD/reqs.txt" "$DEAD" "$DEAD" >"$XDG_CONFIG_HOME/pyward/config"
 unset PYWARD_BASELINE PYWARD_MIRRORS PYWARD_PROXY_PORTS PIP_INDEX_URL
-plan 24
+plan 27
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -54,6 +54,9 @@ ok "i opens the consent dialog" wait_for "[ Cancel ]"
 like "$SCREEN" "runtime and its baseline" "the dialog says it installs the runtime and its baseline"
 like "$SCREEN" "what: +CPython $VER" "the archive part: what"
 like "$SCREEN" "from: +https://localhost:$HTTPSD_PORT/rel/1/" "the archive part: from where"
+like "$SCREEN" "size: +[0-9.]+ [kM]B to download" "the archive part: its size"
+like "$SCREEN" "sha256: +$SHA" "the archive part: the pinned SHA256"
+like "$SCREEN" "into: +$BOX/runtime/python/current" "the archive part: where it goes"
 like "$SCREEN" "then: +the baseline pwtest-beta, pwtest-nosuch" "the baseline part: the requirement names"
 like "$SCREEN" "binary wheels from the package index" "and that they are binary wheels from the package index"
 # the requirements file (a deep path: it wraps) goes on under the value, not two columns in
