@@ -13,7 +13,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define MAX_THREADS 8
@@ -272,6 +274,14 @@ static void reap(pw_xwriter *w)
 	}
 }
 
+/* tmpfs and ramfs keep nothing over a power cut, and their fdatasync
+ * returns at once: handing files to flushers there only costs wake-ups. */
+static bool in_memory(const char *dest)
+{
+	struct statfs s;
+	return dest && statfs(dest, &s) == 0 && (s.f_type == TMPFS_MAGIC || s.f_type == RAMFS_MAGIC);
+}
+
 /* Let the flushers finish what is queued, join them, free their lock. */
 static void stop_flushers(pw_xwriter *w)
 {
@@ -300,7 +310,7 @@ pw_xwriter *pw_xwriter_start(const pw_xwriter_opts *o)
 	pthread_mutex_init(&w->fmu, NULL);
 	pthread_cond_init(&w->fwork, NULL);
 	pthread_cond_init(&w->froom, NULL);
-	while (w->o.flush && w->fstarted < FLUSHERS &&
+	while (w->o.flush && !in_memory(o->dest) && w->fstarted < FLUSHERS &&
 	       pthread_create(&w->flushers[w->fstarted], NULL, flusher_main, w) == 0)
 		w->fstarted++;
 	while (w->started < want && pthread_create(&w->threads[w->started], NULL, writer_main, w) == 0)
