@@ -106,7 +106,7 @@ static int body_rows(const pw_dialog *d, int inner)
 {
 	int rows = 0;
 	for (size_t i = 0; i < d->line_count; i++)
-		rows += pw_draw_wrapped(NULL, 0, 0, inner, 100, pw_draw_hang(d->lines[i], 2), d->lines[i]);
+		rows += pw_draw_wrapped(NULL, 0, 0, inner, 100, pw_draw_hang(d->lines[i], 0), d->lines[i]);
 	return rows;
 }
 
@@ -153,7 +153,7 @@ static void draw_body(pw_dialog *d, WINDOW *win, int y, int x, int inner, int ro
 		d->scroll = d->max_scroll;
 	int skip = d->scroll, row = y;
 	for (size_t i = 0; i < d->line_count && row < y + rows; i++) {
-		int hang = pw_draw_hang(d->lines[i], 2);
+		int hang = pw_draw_hang(d->lines[i], 0);
 		int n = pw_draw_wrapped(NULL, 0, 0, inner, 100, hang, d->lines[i]);
 		if (skip >= n) {
 			skip -= n;

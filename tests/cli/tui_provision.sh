@@ -22,7 +22,7 @@ DEAD=$(closed_port)
 printf 'ca_bundle = %s\nindex_url = %s\nbaseline = %s\nmirrors = http://127.0.0.1:%s/simple/\nproxy_ports = %s\n' \
 	"$CA_PEM" "$INDEX_ok_URL" "$WORLD/reqs.txt" "$DEAD" "$DEAD" >"$XDG_CONFIG_HOME/pyward/config"
 unset PYWARD_BASELINE PYWARD_MIRRORS PYWARD_PROXY_PORTS PIP_INDEX_URL
-plan 27
+plan 28
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -64,6 +64,7 @@ req_row=$(printf '%s\n' "$SCREEN" | grep -n "binary wheels from the package inde
 path_rows=$(printf '%s\n' "$SCREEN" | sed -n "$((req_row + 1)),$((req_row + 2))p")
 like "$path_rows" "║ ║         [(/]" "the requirements file's path is indented under the value (8 columns)"
 unlike "$path_rows" "║ ║   [(/a-z]" "not two columns in"
+like "$(printf '%s\n' "$SCREEN" | grep "declines\.")" "^║ ║ [^ ]" "a sentence of the dialog wraps to its own left edge, not two columns in"
 keys Left Enter
 ok "a baseline that cannot be resolved: the partial outcome" wait_flat "Partly done: runtime installed, baseline failed" 120
 bottom=$(printf '%s\n' "$SCREEN" | tail -n 2 | head -n 1)
