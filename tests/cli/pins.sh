@@ -40,7 +40,7 @@ EOF
 cd "$WS" || exit 1
 P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 UP="https://github.com/astral-sh/python-build-standalone/releases/download"
-plan 42
+plan 43
 
 # ---- the table on standard output
 P pins import SHA256SUMS --release $REL
@@ -142,4 +142,13 @@ print(d["schema"], d["release"], d["rows"], d["sized"], d["output"], len(d["pins
 P pins --help
 ok "--help names every option" sh -c 'for o in --release --base-url --version --sizes --archives --output; do printf "%s\n" "$1" | grep -q -- "$o" || exit 1; done' - "$OUT"
 
+# The shipped table says in its header which release and which SHA256SUMS
+# each of its rows came from.
+SHIPPED="$TOP_SRCDIR/data/runtime-pins.tsv"
+missing=""
+for rel in $(awk -F'\t' '/^[0-9]/ { print $2 }' "$SHIPPED" | sort -u); do
+	grep -Eq "^# release $rel: .*SHA256SUMS" "$SHIPPED" && grep -Eq "^#.*/$rel/SHA256SUMS\$" "$SHIPPED" ||
+		missing="$missing $rel"
+done
+is "$missing" "" "the shipped pins table's header names each release and its SHA256SUMS"
 done_testing
