@@ -22,8 +22,6 @@
 #include <unistd.h>
 
 #define POLL_MS 200
-#define CANCEL_GRACE_MS 15000
-#define KILL_WAIT_MS 5000
 #define SHOW_LOG_LINES 15
 
 /* ---------------------------------------------------------------- helpers */
@@ -313,7 +311,7 @@ static int wait_job(pw_cli *cli, const char *id_text)
 	} else {
 		rc = pw_jobs_exit_status(&r);
 		if (cli->json)
-			pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(&r)));
+			pw_render_json(stdout, pw_op_job_json(&r));
 		else if (cli->verbosity >= 0)
 			printf(_("job %lld: %s (exit status %d)\n"), (long long)r.id, r.state, rc);
 	}
@@ -324,79 +322,22 @@ static int wait_job(pw_cli *cli, const char *id_text)
 
 /* ---------------------------------------------------------------- cancel */
 
-/* Poll until the job's process is gone or ms have passed; true when gone. */
-static bool wait_gone(const pw_job_rec *r, long ms)
-{
-	for (long waited = 0; waited < ms; waited += 50) {
-		if (!pw_proc_alive(r->pid, r->proc_start))
-			return true;
-		sleep_ms(50);
-	}
-	return !pw_proc_alive(r->pid, r->proc_start);
-}
-
-/* SIGTERM to the job's process group (it records "cancelled" itself),
- * SIGKILL when it does not stop within the grace time. */
-static const char *stop_process(const pw_job_rec *r)
-{
-	if (pw_proc_alive(r->pid, r->proc_start))
-		kill(-(pid_t)r->pid, SIGTERM);
-	if (wait_gone(r, CANCEL_GRACE_MS))
-		return NULL;
-	kill(-(pid_t)r->pid, SIGKILL);
-	wait_gone(r, KILL_WAIT_MS);
-	return _("the job did not stop within 15 s of SIGTERM and was killed (SIGKILL)");
-}
-
-static pw_err *cancel(pw_catalog *cat, pw_job_rec *r)
-{
-	if (!is_running(r))
-		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' has its outcome"),
-				  _("job %lld is not running (%s): nothing to cancel"), (long long)r->id, r->state);
-	if (kill(-(pid_t)r->pid, 0) != 0 && errno == EPERM)
-		return pw_err_new(PW_ERR_REFUSED, _("ask them, or run it as root"),
-				  _("job %lld belongs to %s, and you may not signal it"), (long long)r->id, r->user);
-	pw_actor me;
-	pw_catalog_actor_current(&me);
-	pw_err *e = pw_jobs_request_cancel(cat, r->id, me.user);
-	if (e)
-		return e;
-	const char *why = stop_process(r);
-	int64_t id = r->id;
-	pw_job_rec_clear(r);
-	e = pw_jobs_get(cat, id, r);
-	if (!e && is_running(r))
-		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' says what it is doing"),
-				  _("job %lld did not stop, even after SIGKILL"), (long long)id);
-	if (!e && strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
-		e = pw_jobs_close_dead(cat, id, PW_OUTCOME_CANCELLED, 130,
-				       why ? why : _("the job's process ended without recording its outcome"));
-		pw_job_rec_clear(r);
-		if (!e)
-			e = pw_jobs_get(cat, id, r);
-	}
-	return e;
-}
-
 static int cancel_job(pw_cli *cli, const char *id_text)
 {
-	pw_catalog *cat = NULL;
 	pw_job_rec r = { 0 };
-	pw_err *e = pw_ops_require_write(&cli->ctx, _("cancelling a job"));
+	int64_t id = 0;
+	pw_err *e = parse_id(id_text, &id);
 	if (!e)
-		e = get_job(cli, id_text, &cat, &r, true);
-	if (!e)
-		e = cancel(cat, &r);
+		e = pw_op_job_cancel(&cli->ctx, id, &r);
 	int rc = e ? pw_cli_fail(cli, e) : 0;
 	if (!e && cli->json) {
-		pw_render_json(stdout, json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(&r)));
+		pw_render_json(stdout, pw_op_job_json(&r));
 	} else if (!e) {
 		printf(_("job %lld: %s\n"), (long long)r.id, r.state);
 		if (r.stop_reason)
 			pw_render_indented(r.stop_reason, "  ");
 	}
 	pw_job_rec_clear(&r);
-	pw_catalog_close(&cat);
 	return rc;
 }
 

@@ -7,14 +7,17 @@
 
 #include "i18n.h"
 #include "paths.h"
+#include "proc.h"
 #include "venv.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LOG_HEAD_CAP (1024 * 1024)
@@ -287,4 +290,94 @@ void pw_op_job_show_clear(pw_op_job_show_result *r)
 	r->operation_count = 0;
 	free(r->log_tail);
 	r->log_tail = NULL;
+}
+
+/* ---------------------------------------------------------------- cancel */
+
+#define CANCEL_GRACE_MS 15000
+#define KILL_WAIT_MS 5000
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static bool is_running(const pw_job_rec *r)
+{
+	return strcmp(r->state, PW_OUTCOME_RUNNING) == 0;
+}
+
+/* Poll until the job's process is gone or ms have passed; true when gone. */
+static bool wait_gone(const pw_job_rec *r, long ms)
+{
+	for (long waited = 0; waited < ms; waited += 50) {
+		if (!pw_proc_alive(r->pid, r->proc_start))
+			return true;
+		sleep_ms(50);
+	}
+	return !pw_proc_alive(r->pid, r->proc_start);
+}
+
+/* SIGTERM to the job's process group (it records "cancelled" itself),
+ * SIGKILL when it does not stop within the grace time. */
+static const char *stop_process(const pw_job_rec *r)
+{
+	if (pw_proc_alive(r->pid, r->proc_start))
+		kill(-(pid_t)r->pid, SIGTERM);
+	if (wait_gone(r, CANCEL_GRACE_MS))
+		return NULL;
+	kill(-(pid_t)r->pid, SIGKILL);
+	wait_gone(r, KILL_WAIT_MS);
+	return _("the job did not stop within 15 s of SIGTERM and was killed (SIGKILL)");
+}
+
+static pw_err *cancel(pw_catalog *cat, pw_job_rec *r)
+{
+	if (!is_running(r))
+		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' has its outcome"),
+				  _("job %lld is not running (%s): nothing to cancel"), (long long)r->id, r->state);
+	if (kill(-(pid_t)r->pid, 0) != 0 && errno == EPERM)
+		return pw_err_new(PW_ERR_REFUSED, _("ask them, or run it as root"),
+				  _("job %lld belongs to %s, and you may not signal it"), (long long)r->id, r->user);
+	pw_actor me;
+	pw_catalog_actor_current(&me);
+	pw_err *e = pw_jobs_request_cancel(cat, r->id, me.user);
+	if (e)
+		return e;
+	const char *why = stop_process(r);
+	int64_t id = r->id;
+	pw_job_rec_clear(r);
+	e = pw_jobs_get(cat, id, r);
+	if (!e && is_running(r))
+		return pw_err_new(PW_ERR_FAILED, _("'pyward jobs show ID' says what it is doing"),
+				  _("job %lld did not stop, even after SIGKILL"), (long long)id);
+	if (!e && strcmp(r->state, PW_OUTCOME_INTERRUPTED) == 0) {
+		e = pw_jobs_close_dead(cat, id, PW_OUTCOME_CANCELLED, 130,
+				       why ? why : _("the job's process ended without recording its outcome"));
+		pw_job_rec_clear(r);
+		if (!e)
+			e = pw_jobs_get(cat, id, r);
+	}
+	return e;
+}
+
+pw_err *pw_op_job_cancel(const pw_ops_ctx *ctx, int64_t id, pw_job_rec *r)
+{
+	pw_catalog *cat = NULL;
+	pw_err *e = pw_ops_require_write(ctx, _("cancelling a job"));
+	if (!e)
+		e = pw_ops_catalog_rw(ctx, &cat);
+	if (!e)
+		e = pw_jobs_get(cat, id, r);
+	if (!e)
+		e = cancel(cat, r);
+	pw_catalog_close(&cat);
+	return e;
+}
+
+json_t *pw_op_job_json(const pw_job_rec *r)
+{
+	return json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(r));
 }

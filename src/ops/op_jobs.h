@@ -24,6 +24,13 @@ pw_err *pw_op_jobs_list(const pw_ops_ctx *ctx, pw_job_list *out);
 /* {"schema": 1, "jobs": [pw_json_job, ...]} */
 json_t *pw_op_jobs_list_json(const pw_job_list *l);
 
+/* ---- cancel (needs a mode that writes): SIGTERM to the job's process
+ * group (it records "cancelled" itself), SIGKILL after 15 s; a job whose
+ * process ended without a record is closed as cancelled. *r: the job after. */
+pw_err *pw_op_job_cancel(const pw_ops_ctx *ctx, int64_t id, pw_job_rec *r);
+/* {"schema": 1, "job": {...}}: a job's record (jobs wait, jobs cancel). */
+json_t *pw_op_job_json(const pw_job_rec *r);
+
 /* ---- starting one: the operation runs in a detached copy of pyward, so
  * it outlives the caller (a terminal, an agent's connection). The job and
  * every operation it records carry the starter's identity (ctx->who: front
