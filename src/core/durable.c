@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,44 +69,136 @@ pw_err *pw_durable_sync_fs(const char *path)
 	return NULL;
 }
 
-/* Every file and folder below the open folder fd, then fd itself. */
-static pw_err *sync_tree_at(int fd, const char *shown, bool skip_linked, int depth)
+/* Flushes waiting to be made: open descriptors (data: fdatasync, else
+ * fsync) with the names to report. They are made by a few threads at once:
+ * each fsync of an already committed folder still waits for the disk's
+ * cache flush, and flushes under way together are merged by the block
+ * layer, so ~120 folders take a few flushes instead of ~120 (bench/README:
+ * 1 thread ~190 ms, 8 ~113 ms, 32 ~99 ms for a create with pip at load 4). */
+#define SYNC_THREADS 32
+#define SYNC_BATCH 128  /* descriptors held open at most */
+#define SYNC_DEPTH 64
+
+struct pending {
+	int fd;
+	bool data;
+	char *shown;
+};
+
+struct batch {
+	struct pending p[SYNC_BATCH];
+	size_t n, next, failed;
+	int err;
+	pthread_mutex_t mu;
+};
+
+static void *sync_worker(void *arg)
 {
+	struct batch *b = arg;
+	for (;;) {
+		pthread_mutex_lock(&b->mu);
+		size_t i = b->next < b->n && !b->err ? b->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&b->mu);
+		if (i == SIZE_MAX)
+			return NULL;
+		int rc = b->p[i].data ? fdatasync(b->p[i].fd) : fsync(b->p[i].fd), err = errno;
+		if (rc != 0) {
+			pthread_mutex_lock(&b->mu);
+			if (!b->err) {
+				b->err = err;
+				b->failed = i;
+			}
+			pthread_mutex_unlock(&b->mu);
+		}
+	}
+}
+
+/* Flush every descriptor of b (on up to SYNC_THREADS threads, this one
+ * among them), close them; the first failure is the error. */
+static pw_err *run_batch(struct batch *b)
+{
+	pthread_t t[SYNC_THREADS - 1];
+	size_t started = 0, want = b->n < SYNC_THREADS ? b->n : SYNC_THREADS;
+	b->next = 0;
+	b->err = 0;
+	for (size_t i = 1; i < want; i++)
+		if (pthread_create(&t[started], NULL, sync_worker, b) == 0)
+			started++;
+	sync_worker(b);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	pw_err *e = b->err ? pw_err_errno(PW_ERR_IO, b->err, disk_hint(), _("flushing %s to disk"),
+					  b->p[b->failed].shown)
+		: NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		close(b->p[i].fd);
+		free(b->p[i].shown);
+	}
+	b->n = 0;
+	return e;
+}
+
+/* fd (owned by the batch from now on) flushed before run_batch returns. */
+static pw_err *add_pending(struct batch *b, int fd, bool data, char *shown)
+{
+	b->p[b->n++] = (struct pending){ .fd = fd, .data = data, .shown = shown };
+	return b->n == SYNC_BATCH ? run_batch(b) : NULL;
+}
+
+/* Every file and folder below the open folder fd, then fd itself (taken
+ * by the batch), queued on b. */
+static pw_err *sync_tree_at(int fd, const char *shown, bool skip_linked, int depth, struct batch *b)
+{
+	if (depth > SYNC_DEPTH) {
+		close(fd);
+		return pw_err_new(PW_ERR_IO, NULL, _("%s is more than %d folders deep, so it was not flushed to disk"),
+				  shown, SYNC_DEPTH);
+	}
 	int dup_fd = dup(fd);
 	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
 	pw_err *e = NULL;
 	if (!d) {
+		int err = errno;
 		if (dup_fd >= 0)
 			close(dup_fd);
-		return pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s to flush it"), shown);
+		close(fd);
+		return pw_err_errno(PW_ERR_IO, err, NULL, _("opening %s to flush it"), shown);
 	}
 	for (struct dirent *de; !e && (de = readdir(d));) {
 		const char *n = de->d_name;
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
-		struct stat st;
-		if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s/%s to flush it"), shown, n);
-		else if (S_ISDIR(st.st_mode) && depth < 64) {
+		/* d_type spares a stat, except for a file that may be a link
+		 * to be left out, or a file system that does not say */
+		unsigned char type = de->d_type;
+		struct stat st = { 0 };
+		if (type == DT_UNKNOWN || (type == DT_REG && skip_linked)) {
+			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				e = pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s/%s to flush it"), shown, n);
+				break;
+			}
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+		}
+		if (type == DT_DIR) {
 			int sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			char *path = xasprintf("%s/%s", shown, n);
 			e = sub < 0 ? pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s to flush it"), path)
-				    : sync_tree_at(sub, path, skip_linked, depth + 1);
-			if (sub >= 0)
-				close(sub);
+				    : sync_tree_at(sub, path, skip_linked, depth + 1, b);
 			free(path);
-		} else if (S_ISREG(st.st_mode) && !(skip_linked && st.st_nlink > 1)) {
+		} else if (type == DT_REG && !(skip_linked && st.st_nlink > 1)) {
 			int f = openat(fd, n, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (f < 0 || fdatasync(f) != 0)
+			if (f < 0)
 				e = pw_err_errno(PW_ERR_IO, errno, disk_hint(), _("flushing %s/%s to disk"), shown, n);
-			if (f >= 0)
-				close(f);
+			else
+				e = add_pending(b, f, true, xasprintf("%s/%s", shown, n));
 		}
 	}
 	closedir(d);
-	if (!e && fsync(fd) != 0)
-		e = pw_err_errno(PW_ERR_IO, errno, disk_hint(), _("flushing %s to disk"), shown);
-	return e;
+	if (e) {
+		close(fd);
+		return e;
+	}
+	return add_pending(b, fd, false, xstrdup(shown));
 }
 
 pw_err *pw_durable_sync_tree(const char *root, bool skip_linked)
@@ -112,7 +206,15 @@ pw_err *pw_durable_sync_tree(const char *root, bool skip_linked)
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("opening %s to flush it"), root);
-	pw_err *e = sync_tree_at(fd, root, skip_linked, 0);
-	close(fd);
+	struct batch *b = xcalloc(1, sizeof *b);
+	pthread_mutex_init(&b->mu, NULL);
+	pw_err *e = sync_tree_at(fd, root, skip_linked, 0, b);
+	pw_err *last = run_batch(b); /* also closes what an error left queued */
+	if (!e)
+		e = last;
+	else
+		pw_err_free(last);
+	pthread_mutex_destroy(&b->mu);
+	free(b);
 	return e;
 }

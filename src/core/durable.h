@@ -25,8 +25,10 @@ pw_err *pw_durable_sync_parents(const char *path, const char *top);
 pw_err *pw_durable_sync_fs(const char *path);
 
 /* fdatasync every regular file below ROOT and fsync every folder, ROOT
- * last (links not followed). skip_linked: files with more than one name
- * are left out (hard links to a tree flushed when it was made). */
+ * included (links not followed), several at once; all done when it
+ * returns. skip_linked: files with more than one name are left out (hard
+ * links to a tree flushed when it was made). A tree more than 64 folders
+ * deep is an error (nothing below that depth would be flushed). */
 pw_err *pw_durable_sync_tree(const char *root, bool skip_linked);
 
 #endif

@@ -1145,39 +1145,21 @@ static pw_err *unmark_incomplete(struct build *b)
 	return e;
 }
 
-static pw_err *not_flushed(pw_err *f, const char *target)
-{
-	if (!f)
-		return NULL;
-	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
-			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
-			       target, pw_err_message(f));
-	pw_err_free(f);
-	return e;
-}
-
 /* What Python and pip wrote on disk before the marker goes: pyward cannot
  * name their files, so the file system is flushed (DESIGN.md). */
 static pw_err *flush_written(const char *target)
 {
-	return not_flushed(pw_durable_sync_fs(target), target);
+	return pw_venv_not_flushed(pw_durable_sync_fs(target), target);
 }
 
 /* The marker's removal, and the names of the folders made for the
  * environment, on disk. */
 static pw_err *flush_unmarked(const struct build *b)
 {
-	pw_err *e = pw_durable_sync_dir(b->o->target);
-	char *top = NULL;
-	if (!e && b->made) {
-		top = xstrdup(b->made);
-		char *slash = strrchr(top, '/');
-		slash[slash == top ? 1 : 0] = '\0';
-	}
+	pw_err *e = pw_venv_not_flushed(pw_durable_sync_dir(b->o->target), b->o->target);
 	if (!e && b->made)
-		e = pw_durable_sync_parents(b->o->target, top);
-	free(top);
-	return not_flushed(e, b->o->target);
+		e = pw_venv_sync_names(b->o->target, b->made);
+	return e;
 }
 
 /* A small file's first line, or NULL. */

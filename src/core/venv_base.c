@@ -7,6 +7,7 @@
 #include "venv_base.h"
 
 #include "clock.h"
+#include "durable.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -186,4 +187,29 @@ char *pw_venv_first_missing(const char *path)
 	}
 	free(buf);
 	return made;
+}
+
+pw_err *pw_venv_not_flushed(pw_err *f, const char *target)
+{
+	if (!f)
+		return NULL;
+	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
+			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
+			       target, pw_err_message(f));
+	pw_err_free(f);
+	return e;
+}
+
+pw_err *pw_venv_sync_names(const char *target, const char *made)
+{
+	char *top = NULL;
+	if (made) {
+		top = xstrdup(made);
+		char *slash = strrchr(top, '/');
+		if (slash)
+			slash[slash == top ? 1 : 0] = '\0';
+	}
+	pw_err *e = pw_durable_sync_parents(target, top);
+	free(top);
+	return pw_venv_not_flushed(e, target);
 }

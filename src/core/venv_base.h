@@ -53,4 +53,14 @@ char *pw_venv_printable(const char *s, size_t n, char repl);
  * what a failed create removes. NULL when path exists. */
 char *pw_venv_first_missing(const char *path);
 
+/* f (a failed flush of the new environment at target) as the error that
+ * says the environment was not created; NULL when f is NULL. Takes f. */
+pw_err *pw_venv_not_flushed(pw_err *f, const char *target);
+
+/* fsync the folder holding target and the folders above it up to the one
+ * holding made (the topmost folder made for it; NULL: none), so the
+ * environment's name and theirs are on disk; a failure as
+ * pw_venv_not_flushed says. */
+pw_err *pw_venv_sync_names(const char *target, const char *made);
+
 #endif

@@ -625,6 +625,36 @@ static char *image_key(const char *base_key_hex, const char *wheel)
 	return xstrndup(hex, 32);
 }
 
+/* An image's files were all flushed before this marker was made in its
+ * folder (and the folder flushed after): images built by pyward before it
+ * flushed them have none, and are flushed once before use. */
+#define IMAGE_FLUSHED "flushed"
+
+static pw_err *mark_flushed(const char *dir)
+{
+	char *path = join(dir, IMAGE_FLUSHED);
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	pw_err *e = fd < 0 ? pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), path) : NULL;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return e ? e : pw_durable_sync_dir(dir);
+}
+
+/* An image not known to be flushed (no marker) flushed now, before any
+ * environment links to it. */
+static pw_err *ensure_flushed(const struct image *im)
+{
+	char *path = join(im->dir, IMAGE_FLUSHED);
+	struct stat st;
+	bool known = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	if (known)
+		return NULL;
+	pw_err *e = pw_durable_sync_tree(im->dir, false);
+	return e ? e : mark_flushed(im->dir);
+}
+
 /* Unpack and compile into a private folder, record it, rename into place. */
 static pw_err *build_image(const pw_venv_fast_opts *o, struct image *im, const char *wheel)
 {
@@ -656,6 +686,8 @@ static pw_err *build_image(const pw_venv_fast_opts *o, struct image *im, const c
 	/* on disk before anything links to it: environments share its files */
 	if (!e)
 		e = pw_durable_sync_tree(tmp, false);
+	if (!e)
+		e = mark_flushed(tmp);
 	if (!e) {
 		/* one that changed goes first; another builder's finished image wins */
 		char *old = xasprintf("%s.old-%ld", im->dir, (long)getpid());
@@ -707,7 +739,7 @@ static pw_err *ready_image(const pw_venv_fast_opts *o, const char *bkey, const c
 	im->dir = xasprintf("%s/pip-%s", dir, ikey);
 	free(dir);
 	free(ikey);
-	return load_image(im) ? NULL : rebuild_image(o, wheel, im, r);
+	return load_image(im) ? ensure_flushed(im) : rebuild_image(o, wheel, im, r);
 }
 
 /* An image that cannot be made is a reason to take `-m venv`. */
@@ -1099,35 +1131,7 @@ static pw_err *write_cfg(struct writer *w)
  * flushed once when it was built. */
 static pw_err *flush_env(const char *tmp, const char *target)
 {
-	pw_err *f = pw_durable_sync_tree(tmp, true);
-	if (!f)
-		return NULL;
-	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
-			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
-			       target, pw_err_message(f));
-	pw_err_free(f);
-	return e;
-}
-
-/* Its name, and the names of the folders made above it, on disk after the
- * rename (made: the topmost folder made for it, or NULL). */
-static pw_err *flush_names(const char *target, const char *made)
-{
-	char *top = NULL;
-	if (made) {
-		top = xstrdup(made);
-		char *slash = strrchr(top, '/');
-		slash[slash == top ? 1 : 0] = '\0';
-	}
-	pw_err *f = pw_durable_sync_parents(target, top);
-	free(top);
-	if (!f)
-		return NULL;
-	pw_err *e = pw_err_new(PW_ERR_IO, pw_err_hint(f),
-			       _("the new environment could not be flushed to disk, so %s was not created (%s)"),
-			       target, pw_err_message(f));
-	pw_err_free(f);
-	return e;
+	return pw_venv_not_flushed(pw_durable_sync_tree(tmp, true), target);
 }
 
 /* Remove what killed creates of this target left (their pid is gone). */
@@ -1260,7 +1264,7 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	if (!e && rename(tmp, o->target) < 0)
 		e = pw_err_errno(errno == ENOTEMPTY || errno == EEXIST ? PW_ERR_REFUSED : PW_ERR_IO, errno, NULL,
 				 _("cannot move the new environment to %s"), o->target);
-	else if (!e && (e = flush_names(o->target, made)))
+	else if (!e && (e = pw_venv_sync_names(o->target, made)))
 		pw_err_free(pw_extract_remove_tree(o->target));
 	size_t files = w.files, copied = w.copied;
 	writer_reset(&w);

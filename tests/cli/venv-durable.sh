@@ -43,7 +43,7 @@ injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
 }
 order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
 outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
-plan 29
+plan 33
 
 # ---- create, written by pyward: the tree flushed, renamed, its folder flushed, then recorded
 P venv create --python "$BASE" warm
@@ -54,6 +54,35 @@ is "$RC" 0 "a written create succeeds under strace"
 is "$(order "$WORLD/fast.log" create-fast "$WS/sub/fast")" "ok" \
 	"written create: every file and folder pyward made flushed, then renamed into place, the folder fsynced, then the catalog"
 is "$(outcome venv.create)" "ok" "the history records it ok"
+
+# ---- the pip image: flushed when built (its marker says so); one without
+# the marker (built by a pyward that did not flush) is flushed before use
+IMG=$(ls -d "$BOX"/cache/venv/pip-*/ | head -n 1)
+ok "the pip image built above carries its flushed marker" test -f "$IMG/flushed"
+rm -f "$IMG/flushed"
+traced "$WORLD/unmarked.log" venv create --python "$BASE" sub/fast2
+is "$RC" 0 "a create from an image without the marker succeeds"
+is "$("$SYS_PY" - "$WORLD/unmarked.log" "$IMG" "$WS/sub" <<'PY'
+import os, re, sys
+log, img, sub = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
+files = set()
+for root, dirs, names in os.walk(img + "/site"):
+    files.update(os.path.join(root, n) for n in names)
+synced, first_link = set(), None
+for i, line in enumerate(open(log, errors="replace")):
+    # started before the first link: pyward waits for every flush to end
+    # (a failed one fails the create), so "unfinished" lines count too
+    m = re.search(r"fdatasync\(\d+<([^>]*)>", line)
+    if m:
+        synced.add(m.group(1))
+    if first_link is None and "linkat(" in line and sub in line:
+        first_link = len(synced)
+        break
+print("ok" if files and first_link is not None and files <= synced else
+      "%d of %d image files flushed before the first link" % (len(files & synced), len(files)))
+PY
+)" "ok" "every file of the unmarked image is flushed before anything links to it"
+ok "the image carries the marker again" test -f "$IMG/flushed"
 
 # ---- create through `-m venv`: syncfs before the marker goes
 traced "$WORLD/slow.log" venv create --python "$WORLD/wrapped-python" --seed none slow --json

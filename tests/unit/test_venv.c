@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "venv.h"
+#include "venv_base.h"
+#include "durable.h"
 #include "cancel.h"
 #include "clock.h"
 #include "err.h"
@@ -508,6 +510,53 @@ static void test_create_fast(void **state)
 	pw_venv_info_clear(&i);
 }
 
+/* A chain of n folders under T/name, a file at the bottom. */
+static void deep_tree(const char *name, int n)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s", tpath(name));
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < n; i++) {
+		strcat(path, "/d");
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	strcat(path, "/f");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("x\n", f);
+	fclose(f);
+}
+
+/* The flush of a tree reaches its deepest folder or fails: it never stops
+ * quietly at a depth. */
+static void test_sync_tree_depth(void **state)
+{
+	(void)state;
+	deep_tree("deep64", 64);
+	ok(pw_durable_sync_tree(tpath("deep64"), false));
+	deep_tree("deep70", 70);
+	fails(pw_durable_sync_tree(tpath("deep70"), false), PW_ERR_IO, "more than 64 folders deep");
+	fails(pw_durable_sync_tree(tpath("deep70"), true), PW_ERR_IO, "not flushed");
+}
+
+/* Both routes of create say a failed flush the same way, with the flush's
+ * own reason and hint. */
+static void test_not_flushed_wrapping(void **state)
+{
+	(void)state;
+	assert_null(pw_venv_not_flushed(NULL, "/x/env"));
+	pw_err *e = pw_venv_not_flushed(pw_err_new(PW_ERR_IO, "the hint", "the reason"), "/x/env");
+	assert_int_equal(pw_err_code(e), PW_ERR_IO);
+	assert_string_equal(pw_err_message(e),
+			    "the new environment could not be flushed to disk, so /x/env was not created (the reason)");
+	assert_string_equal(pw_err_hint(e), "the hint");
+	pw_err_free(e);
+	/* the folders above a missing environment cannot be opened */
+	fails(pw_venv_sync_names(tpath("nowhere/a/env"), tpath("nowhere/a")), PW_ERR_IO,
+	      "could not be flushed to disk, so ");
+	ok(pw_venv_sync_names(tpath("env-here"), NULL));
+}
+
 static void test_create_pip(void **state)
 {
 	(void)state;
@@ -740,6 +789,8 @@ int main(void)
 		cmocka_unit_test(test_choose_from_path),
 		cmocka_unit_test(test_create_fast),
 		cmocka_unit_test(test_create_pip),
+		cmocka_unit_test(test_sync_tree_depth),
+		cmocka_unit_test(test_not_flushed_wrapping),
 		cmocka_unit_test(test_create_none_then_repair),
 		cmocka_unit_test(test_create_refuses_busy_target),
 		cmocka_unit_test(test_create_missing_venv_module),
