@@ -76,7 +76,7 @@ pw_err *pw_durable_sync_fs(const char *path)
  * layer, so ~120 folders take a few flushes instead of ~120 (bench/README:
  * 1 thread ~190 ms, 8 ~113 ms, 32 ~99 ms for a create with pip at load 4). */
 #define SYNC_THREADS 32
-#define SYNC_BATCH 128  /* descriptors held open at most */
+#define SYNC_BATCH 256  /* descriptors held open at most */
 #define SYNC_DEPTH 64
 
 struct pending {

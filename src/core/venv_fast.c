@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1023,8 +1024,61 @@ static pw_err *put_file(int from, int to, const struct item *it, const char *img
 	return copy_at(from, to, it, img, changed);
 }
 
-/* pip's folders made, its files put in place from the image (put_file),
- * each named in RECORD. */
+/* Files of the image put in place by a few threads at once: each link
+ * (and its check) costs the kernel tens of microseconds, and links into
+ * different folders do not wait for each other. Items are taken in
+ * blocks from a shared counter; the first error or change stops all. */
+#define LINK_THREADS 4
+#define LINK_BLOCK 32
+
+struct linking {
+	const struct image *im;
+	const char *img;
+	int from, to;
+	pthread_mutex_t mu;
+	size_t next, copied;
+	bool copy, changed;
+	pw_err *err;
+};
+
+static void *link_worker(void *arg)
+{
+	struct linking *l = arg;
+	size_t copied = 0;
+	for (;;) {
+		pthread_mutex_lock(&l->mu);
+		size_t start = l->err || l->changed ? l->im->count : l->next;
+		l->next = start + LINK_BLOCK;
+		bool copy = l->copy;
+		pthread_mutex_unlock(&l->mu);
+		if (start >= l->im->count)
+			break;
+		size_t end = start + LINK_BLOCK < l->im->count ? start + LINK_BLOCK : l->im->count;
+		bool changed = false, was_copy = copy;
+		pw_err *e = NULL;
+		for (size_t i = start; !e && !changed && i < end; i++)
+			if (l->im->items[i].kind == 'f')
+				e = put_file(l->from, l->to, &l->im->items[i], l->img, &copy, &changed, &copied);
+		pthread_mutex_lock(&l->mu);
+		if (copy && !was_copy)
+			l->copy = true; /* one refusal is enough to know */
+		if (changed)
+			l->changed = true;
+		if (e && !l->err)
+			l->err = e;
+		else
+			pw_err_free(e);
+		pthread_mutex_unlock(&l->mu);
+	}
+	pthread_mutex_lock(&l->mu);
+	l->copied += copied;
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+/* pip's folders made (in manifest order, parents first), then its files
+ * put in place from the image (put_file, on LINK_THREADS threads), each
+ * named in RECORD in manifest order. */
 static pw_err *link_pip(struct writer *w, const struct image *im, bool *changed)
 {
 	char *img = join(im->dir, "site");
@@ -1036,16 +1090,28 @@ static pw_err *link_pip(struct writer *w, const struct image *im, bool *changed)
 		*changed = true;
 	else if (from < 0 || to < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), from < 0 ? img : w->site);
-	bool copy = false;
+	for (size_t i = 0; !e && !*changed && i < im->count; i++)
+		if (im->items[i].kind == 'd' && mkdirat(to, im->items[i].rel, 0777) < 0)
+			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), w->site, im->items[i].rel);
+	if (!e && !*changed) {
+		struct linking l = { .im = im, .img = img, .from = from, .to = to };
+		pthread_mutex_init(&l.mu, NULL);
+		pthread_t t[LINK_THREADS - 1];
+		size_t started = 0;
+		for (size_t i = 1; i < LINK_THREADS; i++)
+			if (pthread_create(&t[started], NULL, link_worker, &l) == 0)
+				started++;
+		link_worker(&l);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(t[i], NULL);
+		pthread_mutex_destroy(&l.mu);
+		e = l.err;
+		*changed = l.changed;
+		w->copied += l.copied;
+	}
 	for (size_t i = 0; !e && !*changed && i < im->count; i++) {
 		const struct item *it = &im->items[i];
-		if (it->kind == 'd') {
-			if (mkdirat(to, it->rel, 0777) < 0)
-				e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), w->site, it->rel);
-			continue;
-		}
-		e = put_file(from, to, it, img, &copy, changed, &w->copied);
-		if (!e && !*changed) {
+		if (it->kind == 'f') {
 			w->files++;
 			record_row(w, it->rel, it->b64, it->size);
 		}

@@ -86,15 +86,17 @@ P venv create --python "$BASE" after-edit
 like "$ERR" "has changed files" "an edit in place through an environment is caught too"
 ok "and the next environment does not get the edited file" sh -c "! cmp -s '$WS/after-edit/lib/python$MM/site-packages/pip/__main__.py' '$WS/after-tamper/lib/python$MM/site-packages/pip/__main__.py'"
 
-# a change made after a create has begun (here: while it is held, by strace, before its 500th
-# link) is caught too: each link is checked as it is made, not the image once beforehand
+# a change made after a create has begun (here: after pip's folders are made, while each
+# linking thread is held by strace at its first link) is caught too: each link is checked as it
+# is made, not the image once beforehand (strace counts each thread's calls on its own)
 LATE=$(awk -F '\t' 'NR > 1 && $1 == "f" { n++; if (n == 800) { print $2; exit } }' "$(dirname "$IMG")/manifest")
 late_sum=$(sha256sum "$IMG/$LATE" | cut -d' ' -f1)
-strace -f -o /dev/null -e inject=linkat:delay_enter=3000000:when=500 \
+strace -f -o /dev/null -e inject=linkat:delay_enter=3000000:when=1 \
 	"$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" racing >"$WORLD/race.out" 2>&1 &
 racer=$!
 i=0
-while [ "$(find "$WS" -path "$WS/.racing.pyward-tmp-*" -type f 2>/dev/null | wc -l)" -lt 490 ] && [ $i -lt 600 ]; do
+while [ -z "$(find "$WS" -type d -path "$WS/.racing.pyward-tmp-*/site-packages/pip/_vendor" 2>/dev/null)" ] &&
+	[ $i -lt 600 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
