@@ -43,6 +43,7 @@
 #include "i18n.h"
 #include "paths.h"
 #include "runner.h"
+#include "stagetime.h"
 #include "venv_base.h"
 #include "xalloc.h"
 #include "fdwrite.h"
@@ -1224,8 +1225,10 @@ static pw_err *build_env(struct writer *w, const struct image *im)
 	pw_err *e = write_tree(w);
 	if (!e)
 		e = write_scripts(w);
+	pw_stage_mark("venv: tree and scripts written");
 	if (!e && im)
 		e = link_pip(w, im, &w->changed);
+	pw_stage_mark("venv: pip linked");
 	if (w->changed)
 		return e;
 	if (!e && im)
@@ -1267,6 +1270,7 @@ static void writer_reset(struct writer *w)
 pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 {
 	memset(r, 0, sizeof *r);
+	pw_stage_mark("venv: fast create begun");
 	if (!o->cache_dir || !o->target || o->target[0] != '/')
 		return unsupported("%s", _("no cache folder for the fast route"));
 	char *bkey = base_key(o->base);
@@ -1287,6 +1291,7 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	if (!e && o->with_pip)
 		e = image_unsupported(ready_image(o, bkey, wheel, &im, r));
 	free(bkey);
+	pw_stage_mark("venv: facts and pip image ready");
 	if (e) {
 		free(wheel);
 		json_decref(facts);
@@ -1324,14 +1329,17 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 			e = pw_err_new(PW_ERR_IO, NULL, _("the pip image %s changed while an environment was made from it"),
 				       im.dir);
 	}
+	pw_stage_mark("venv: environment written");
 	if (!e)
 		e = flush_env(tmp, o->target);
+	pw_stage_mark("venv: environment flushed");
 	/* rename(2) also replaces an empty folder at target */
 	if (!e && rename(tmp, o->target) < 0)
 		e = pw_err_errno(errno == ENOTEMPTY || errno == EEXIST ? PW_ERR_REFUSED : PW_ERR_IO, errno, NULL,
 				 _("cannot move the new environment to %s"), o->target);
 	else if (!e && (e = pw_venv_sync_names(o->target, made)))
 		pw_err_free(pw_extract_remove_tree(o->target));
+	pw_stage_mark("venv: renamed, names flushed");
 	size_t files = w.files, copied = w.copied;
 	writer_reset(&w);
 	free(wheel);
