@@ -159,7 +159,7 @@ start_httpsd() {
 	rm -f "$WORLD/httpsd.port"
 	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/httpsd.py" --root "$1" \
 		--cert "$WORLD/tls/server.pem" --key "$WORLD/tls/server.key" \
-		--port-file "$WORLD/httpsd.port" --log "$HTTPSD_LOG" --max-requests 2000 --idle-exit 300 &
+		--port-file "$WORLD/httpsd.port" --log "$HTTPSD_LOG" --max-requests 2000 --idle-exit 3600 &
 	HTTPSD_PID=$!
 	_wait_port "$WORLD/httpsd.port" "$HTTPSD_PID" "$HTTPSD_LOG"
 	HTTPSD_PORT=$(cat "$WORLD/httpsd.port" 2>/dev/null)
@@ -191,7 +191,7 @@ start_index() {
 	_pf="$WORLD/index-$1.port"
 	rm -f "$_pf"
 	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/indexd.py" --wheels "$WORLD/wheels" --mode "$2" \
-		--port-file "$_pf" --log "$WORLD/index-$1.log" --max-requests 2000 --idle-exit 300 &
+		--port-file "$_pf" --log "$WORLD/index-$1.log" --max-requests 2000 --idle-exit 3600 &
 	eval "INDEX_$1_PID=$!"
 	_wait_port "$_pf" "$(eval echo \$INDEX_$1_PID)" "$WORLD/index-$1.log" || return 1
 	eval "INDEX_$1_URL=http://127.0.0.1:$(cat "$_pf")/simple/"
@@ -201,7 +201,7 @@ start_index() {
 start_proxy() {
 	_pf="$WORLD/proxy.port"
 	rm -f "$_pf"
-	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/proxyd.py" --port-file "$_pf" --log "$WORLD/proxy.log" "$@" &
+	"${PYTHON3:-python3}" "$TOP_SRCDIR/tests/fixtures/proxyd.py" --port-file "$_pf" --log "$WORLD/proxy.log" --max-requests 2000 --idle-exit 3600 "$@" &
 	PROXY_PID=$!
 	_wait_port "$_pf" "$PROXY_PID" "$WORLD/proxy.log"
 	PROXY_PORT=$(cat "$_pf" 2>/dev/null)

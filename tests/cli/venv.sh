@@ -19,7 +19,7 @@ P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-plan 70
+plan 71
 
 # ---- discover and create
 P venv discover --json
@@ -178,5 +178,18 @@ is "$RC" 0 "read-only still discovers"
 P venv remove nopip
 is "$RC" 0 "remove of an environment exits 0"
 ok "the environment is gone" test ! -e "$WS/nopip"
+
+# ---- the fixtures' own life: a test's index outlives minutes of quiet (its
+# idle clock is a backstop of an hour), so a loaded machine cannot end it
+# mid-test (checks after a long stretch once saw 502 from the proxy and
+# connection refused); what ends it when the test died is its parent going.
+rm -f "$WORLD/orphan.port" "$WORLD/orphan.pid"
+sh -c '"${PYTHON3:-python3}" "$1/tests/fixtures/indexd.py" --wheels "$2/wheels" --mode ok \
+	--port-file "$2/orphan.port" --log "$2/orphan.log" --idle-exit 3600 & echo $! > "$2/orphan.pid"
+	i=0; while [ ! -s "$2/orphan.port" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i + 1)); done' sh "$TOP_SRCDIR" "$WORLD"
+ORPHAN=$(cat "$WORLD/orphan.pid")
+i=0; while alive "$ORPHAN" && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(alive "$ORPHAN" && echo running || echo gone)" gone "a fixture server whose starting shell is gone exits by itself"
+kill "$ORPHAN" 2>/dev/null
 
 done_testing
