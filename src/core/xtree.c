@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -314,17 +316,79 @@ static pw_err *set_modes(pw_xtree *t)
 	return NULL;
 }
 
+/* Folders are opened here in turn (walking without following links) and
+ * fsynced by a few threads at once: each fsync mostly waits for the
+ * device, and waits at the same time share its cache flushes (one after
+ * another they took 7-200 ms for 150 folders on ext4, the longer when
+ * another user's I/O kept the disk busy). */
+#define DIR_SYNCERS 8
+#define DIR_BATCH 256
+
+struct dir_sync {
+	const int *fds;
+	size_t n;
+	atomic_size_t next;
+	atomic_size_t bad;  /* index of a folder whose fsync failed, n when none */
+	atomic_int eno;
+};
+
+static void *dir_syncer(void *ud)
+{
+	struct dir_sync *s = ud;
+	size_t i;
+	while ((i = atomic_fetch_add(&s->next, 1)) < s->n) {
+		if (fsync(s->fds[i]) != 0) {
+			size_t none = s->n;
+			if (atomic_compare_exchange_strong(&s->bad, &none, i))
+				atomic_store(&s->eno, errno);
+		}
+	}
+	return NULL;
+}
+
+/* fsync fds[0..n) with up to DIR_SYNCERS threads (fewer when few folders
+ * or none starts); the index of one that failed with its errno, or n. */
+static size_t sync_fds(const int *fds, size_t n, int *eno)
+{
+	struct dir_sync s = { .fds = fds, .n = n };
+	atomic_init(&s.next, 0);
+	atomic_init(&s.bad, n);
+	atomic_init(&s.eno, 0);
+	pthread_t th[DIR_SYNCERS];
+	int started = 0;
+	while (n > 8 && started < DIR_SYNCERS && (size_t)started * 8 < n &&
+	       pthread_create(&th[started], NULL, dir_syncer, &s) == 0)
+		started++;
+	dir_syncer(&s);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	*eno = atomic_load(&s.eno);
+	return atomic_load(&s.bad);
+}
+
 static pw_err *flush_dirs(pw_xtree *t)
 {
-	for (size_t i = 0; i < t->made.n; i++) {
-		int fd = open_walk(t, t->made.v[i].clean, true, NULL);
-		bool ok = fd >= 0 && fsync(fd) == 0;
-		int eno = errno;
-		if (fd >= 0)
-			close(fd);
-		errno = eno;
-		if (!ok)
-			return failed(t, t->made.v[i].shown);
+	int fds[DIR_BATCH];
+	for (size_t from = 0; from < t->made.n; from += DIR_BATCH) {
+		size_t n = t->made.n - from < DIR_BATCH ? t->made.n - from : DIR_BATCH;
+		size_t opened = 0, bad = n;
+		int eno = 0;
+		for (; opened < n; opened++) {
+			fds[opened] = open_walk(t, t->made.v[from + opened].clean, true, NULL);
+			if (fds[opened] < 0) {
+				eno = errno;
+				bad = opened;
+				break;
+			}
+		}
+		if (bad == n)
+			bad = sync_fds(fds, opened, &eno);
+		for (size_t k = 0; k < opened; k++)
+			close(fds[k]);
+		if (bad < n) {
+			errno = eno;
+			return failed(t, t->made.v[from + bad].shown);
+		}
 	}
 	if (fsync(t->top) != 0)
 		return failed(t, ".");
