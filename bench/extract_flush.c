@@ -3,9 +3,11 @@
  * run, every mode extracts the archive into a fresh folder (the modes'
  * order rotating), then
  *   seq:    no writer threads (every file made by the reading thread), then syncfs;
- *   pool:   the writer threads, then syncfs (what runtime install does);
- *   fsync:  the writer threads fdatasync each file, every folder fsynced,
- *           no syncfs;
+ *   pool:   the writer threads, then syncfs (what runtime install did until
+ *           the morning of 2026-12-04);
+ *   fsync:  every file fdatasynced by the writers' flusher threads (inline on
+ *           tmpfs), every folder fsynced (in parallel),
+ *           no syncfs (what runtime install does);
  * with sync(2) before each, so no mode pays for another's dirty pages.
  * Prints every run's extract and flush times (ms) and the medians.
  * Built and run by bench/extract.sh.
