@@ -67,6 +67,7 @@ typedef struct job {
 	long stall_s;
 	int64_t have;          /* bytes in the .part, all of them hashed */
 	int64_t resumed_from;  /* of those, bytes kept from before this call */
+	int restarts;          /* part_restart() calls */
 	int64_t total;         /* expected final size, -1 when unknown */
 	int64_t range_start;   /* Content-Range of the current response, -1: none */
 	int64_t range_total;
@@ -484,6 +485,7 @@ static int part_restart(job *j)
 	j->h = pw_sha256_new();
 	j->have = 0;
 	j->resumed_from = 0;
+	j->restarts++;
 	return 0;
 }
 
@@ -842,6 +844,7 @@ static pw_err *check_opts(const pw_fetch_opts *o, const pw_fetch_result *res)
 
 static void note_result(const job *j, pw_fetch_result *res)
 {
+	res->restarts = j->restarts;
 	res->http_status = 0;
 	curl_easy_getinfo(j->curl, CURLINFO_RESPONSE_CODE, &res->http_status);
 	snprintf(res->effective_url, sizeof res->effective_url, "%s", effective_url(j));

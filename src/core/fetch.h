@@ -33,6 +33,10 @@ typedef struct pw_fetch_result {
 	char sha256[65];
 	int64_t bytes;        /* size of DEST */
 	int64_t resumed_from; /* bytes kept from an earlier .part (0: fresh) */
+	/* times the .part was emptied and started again from byte zero during
+	 * this call (a server that ignored Range, a local copy redone): a
+	 * reader following the .part as it grows read bytes that are gone */
+	int restarts;
 	long http_status;     /* last status seen, 0 for file:// */
 	char effective_url[1024]; /* after redirects */
 } pw_fetch_result;

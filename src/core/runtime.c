@@ -354,8 +354,10 @@ static char *cache_path(const pw_runtime_install_opts *o)
 	return xasprintf("%s/cache/downloads/%s.tar.gz", o->box_root, o->pin->sha256);
 }
 
-/* Fetch the pinned archive to dest (the cache), recording the attempt. */
-static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_runtime_install_result *r)
+/* Fetch the pinned archive to dest (the cache), recording the attempt;
+ * what pw_fetch said goes to *out when given. */
+static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_runtime_install_result *r,
+			pw_fetch_result *out)
 {
 	char *cache = xasprintf("%s/cache/downloads", o->box_root);
 	pw_err *e = pw_paths_mkdirs(cache, 0755);
@@ -373,6 +375,8 @@ static pw_err *download(const pw_runtime_install_opts *o, const char *dest, pw_r
 	pw_stage_mark("download: start");
 	e = pw_fetch(&fo, &fr);
 	pw_stage_mark("download: done, digest checked");
+	if (out)
+		*out = fr;
 	r->resumed_from = fr.resumed_from;
 	r->download_bytes = fr.bytes - fr.resumed_from;
 	r->reused_cache = !e && fr.bytes > 0 && fr.resumed_from == fr.bytes;
@@ -505,14 +509,19 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
  * file restarted, the file was renamed before we opened it), the verified
  * archive is simply extracted again from disk. The bytes the extractor was
  * fed are hashed too and must equal the pin: the tree comes from exactly
- * the verified bytes, not from a stream a server spliced.
+ * the verified bytes, not from a stream a server spliced: the .part is
+ * only ever appended to, by the download alone (under the install lock),
+ * except when the download empties it to start again (a server that
+ * ignored Range); so when the extractor read it from byte zero to its
+ * verified end and the download never started again, the bytes fed are
+ * the bytes the download hashed, and one SHA256 pass (the download's)
+ * checks both. Otherwise the verified file is extracted again.
  */
 struct stream {
 	const pw_runtime_install_opts *o;
 	char *part;
 	int fd;
-	int64_t offset;
-	pw_sha256 *fed;   /* hash of every byte handed to the extractor */
+	int64_t offset;   /* bytes handed to the extractor, read in order from 0 */
 	pthread_mutex_t mu;
 	bool fetch_done;
 	bool fetch_failed;
@@ -565,7 +574,6 @@ static ssize_t stream_read(void *ud, void *buf, size_t len)
 		ssize_t n = pread(s->fd, buf, len, s->offset);
 		if (n > 0) {
 			s->offset += n;
-			pw_sha256_update(s->fed, buf, (size_t)n);
 			return n;
 		}
 		struct stat st;
@@ -578,17 +586,16 @@ static ssize_t stream_read(void *ud, void *buf, size_t len)
 	}
 }
 
-/* Read what the extractor left (the end-of-archive padding) and compare
- * the hash of everything fed with the pin. */
-static bool stream_was_verified(stream *s)
+/* Read what the extractor left (the end-of-archive padding): the stream
+ * covered the whole verified file, which the download (fr, digest already
+ * matched) never emptied to start again (see above). */
+static bool stream_was_verified(stream *s, const pw_fetch_result *fr)
 {
 	char buf[64 * 1024];
 	ssize_t n;
 	while ((n = stream_read(s, buf, sizeof buf)) > 0)
 		;
-	char hex[65];
-	pw_sha256_final_hex(s->fed, hex);
-	return n == 0 && strcmp(hex, s->o->pin->sha256) == 0;
+	return n == 0 && fr->restarts == 0 && s->offset == fr->bytes;
 }
 
 static void *stream_worker(void *ud)
@@ -603,11 +610,12 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 				   pw_runtime_install_result *r, pw_manifest *m)
 {
 	stream s = { .o = o, .part = xasprintf("%s.part", dest), .fd = -1, .archive = dest, .target = target,
-		     .r = r, .m = m, .fed = pw_sha256_new() };
+		     .r = r, .m = m };
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_t worker;
 	bool started = pthread_create(&worker, NULL, stream_worker, &s) == 0;
-	pw_err *e = download(o, dest, r);
+	pw_fetch_result fr = { 0 };
+	pw_err *e = download(o, dest, r, &fr);
 	pthread_mutex_lock(&s.mu);
 	s.fetch_done = true;
 	s.fetch_failed = e != NULL;
@@ -619,7 +627,7 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 		/* unpacking again would only fill the disk again */
 		e = s.err;
 		s.err = NULL;
-	} else if (!e && (!started || s.err || !stream_was_verified(&s))) {
+	} else if (!e && (!started || s.err || !stream_was_verified(&s, &fr))) {
 		pw_err_free(s.err);
 		s.err = NULL;
 		pw_manifest_clear(m);
@@ -628,7 +636,6 @@ static pw_err *download_and_unpack(const pw_runtime_install_opts *o, const char 
 	}
 	pw_stage_mark("stream verified");
 	pw_err_free(s.err);
-	pw_sha256_free(&s.fed);
 	if (s.fd >= 0)
 		close(s.fd);
 	pthread_mutex_destroy(&s.mu);
@@ -668,12 +675,17 @@ static pw_err *probe(const pw_runtime_install_opts *o, const char *root)
 	return e;
 }
 
-/* The probe on its own thread, so that the catalog rows are written while
- * the interpreter starts (its imports are most of an install's fixed cost). */
+/* The probe on its own thread, so that the fix-up and the catalog rows are
+ * written while the interpreter starts (its imports are most of an
+ * install's fixed cost). The fix-up rewrites files the probe never reads
+ * (sysconfig data, the Makefile, EXTERNALLY-MANAGED: site with -I imports
+ * no sysconfig), each replaced whole by a rename. */
 struct probe_job {
 	const pw_runtime_install_opts *o;
 	const char *root;
 	pw_err *err;
+	pthread_t thread;
+	bool threaded;
 };
 
 static void *probe_worker(void *ud)
@@ -683,6 +695,27 @@ static void *probe_worker(void *ud)
 	j->err = probe(j->o, j->root);
 	pw_stage_mark("probe: done");
 	return NULL;
+}
+
+static void probe_start(struct probe_job *j, const pw_runtime_install_opts *o, const char *root)
+{
+	*j = (struct probe_job){ .o = o, .root = root };
+	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
+	pw_events_progress(o->events, &p);
+	j->threaded = pthread_create(&j->thread, NULL, probe_worker, j) == 0;
+	if (!j->threaded)
+		j->err = probe(o, root);
+}
+
+/* The probe's outcome, once it is over. */
+static pw_err *probe_join(struct probe_job *j)
+{
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	j->threaded = false;
+	pw_err *e = j->err;
+	j->err = NULL;
+	return e;
 }
 
 /* ---------------------------------------------------------------- record */
@@ -785,30 +818,22 @@ static pw_err *flush_tree(const char *root)
 	return e;
 }
 
-/* Probe the new interpreter and record it at the same time; the rows are
+/* Record the new interpreter while the probe (started) runs; the rows are
  * committed only when both succeeded. A failed probe is the error shown. */
 static pw_err *probe_and_record(const pw_runtime_install_opts *o, const char *root, pw_manifest *m,
-				pw_runtime_install_result *r)
+				pw_runtime_install_result *r, struct probe_job *job)
 {
-	pw_progress p = { .stage = "probe", .done = 0, .total = -1, .eta_seconds = -1 };
-	pw_events_progress(o->events, &p);
-	struct probe_job job = { .o = o, .root = root };
-	pthread_t worker;
-	bool threaded = pthread_create(&worker, NULL, probe_worker, &job) == 0;
-	if (!threaded)
-		job.err = probe(o, root);
 	bool open;
 	pw_err *e = record_begin(o, root, m, r, &open);
 	pw_stage_mark("record: marker written, manifest rows inserted");
 	if (!e)
 		e = flush_tree(root);
 	pw_stage_mark("flush: versions/ fsynced");
-	if (threaded)
-		pthread_join(worker, NULL);
+	pw_err *pe = probe_join(job);
 	pw_stage_mark("probe joined");
-	if (job.err) {
+	if (pe) {
 		pw_err_free(e);
-		e = job.err;
+		e = pe;
 	}
 	if (open) {
 		pw_err *end = pw_runtime_db_record_end(o->catalog, !e);
@@ -932,7 +957,7 @@ static pw_err *obtain(const pw_runtime_install_opts *o, const char *root, pw_run
 	char *cached = cache_path(o);
 	pw_err *e = NULL;
 	if (access(cached, F_OK) == 0) {
-		e = download(o, cached, r); /* re-checks the cached file's hash */
+		e = download(o, cached, r, NULL); /* re-checks the cached file's hash */
 		if (!e)
 			e = unpack(o, cached, root, r, m, NULL, NULL);
 	} else {
@@ -951,13 +976,18 @@ static pw_err *install_locked(const pw_runtime_install_opts *o, pw_runtime_insta
 	pw_err *e = pw_paths_mkdirs(versions, 0755);
 	if (!e)
 		e = obtain(o, root, r, &m);
-	/* upstream's /install prefix and PEP 668, before the probe runs it */
 	pw_stage_mark("install: tree in versions/");
+	struct probe_job job = { 0 };
+	if (!e)
+		probe_start(&job, o, root);
+	/* upstream's /install prefix and PEP 668, while the probe runs */
 	if (!e)
 		e = pw_runtime_fixup(root, o->pin->version, &m, NULL);
 	pw_stage_mark("fixup: sysconfig rewritten, EXTERNALLY-MANAGED written");
 	if (!e)
-		e = probe_and_record(o, root, &m, r);
+		e = probe_and_record(o, root, &m, r, &job);
+	else
+		pw_err_free(probe_join(&job));
 	pw_manifest_clear(&m);
 	if (!e)
 		e = swap_in(o, name, root);

@@ -1,6 +1,6 @@
 /*
  * What an upstream (python-build-standalone) install needs after unpacking
- * and before its probe:
+ * (while its probe runs: it touches no file the probe reads):
  * - its sysconfig data (lib/pythonX.Y/_sysconfigdata_*.py) and
  *   lib/pythonX.Y/config-X.Y-*\/Makefile name the build machine's prefix
  *   /install: rewritten to the install's real path, so sysconfig and pip

@@ -13,7 +13,7 @@ BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 93
+plan 97
 
 # ---- before anything is installed
 P runtime status
@@ -264,6 +264,23 @@ like "$ERR" "resume|cut" "the error says it can be resumed"
 P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
 is "$RC" 0 "the next install succeeds"
 like "$OUT" "resumed from byte 1000000" "and resumed from the cut"
+
+# ---- a .part that the download empties and starts again (the server
+# ignored Range): the extractor, which follows the .part as it grows, read
+# a whole other python/ tree from it first; the tree installed must come
+# from the verified bytes only (the download's one hash covers what the
+# extractor read only when the .part was never started again)
+rm -rf "$BOX/runtime/python" "$BOX/cache"
+mkdir -p "$WORLD/foreign/python" "$BOX/cache/downloads"
+echo planted > "$WORLD/foreign/python/FOREIGN"
+tar -czf "$BOX/cache/downloads/$SHA.tar.gz.part" -C "$WORLD/foreign" python
+write_pins "$WORLD/pinsnorange.tsv" "$VER" 1 "https://localhost:$HTTPSD_PORT/norange/rel/1/cpython-fixture-install_only.tar.gz" "$SHA"
+P runtime install --pins "$WORLD/pinsnorange.tsv" --cacert "$CA_PEM" --yes --no-progress
+is "$RC" 0 "an install whose .part was started again from zero succeeds"
+ok "nothing of the bytes the .part held before is in the tree" test ! -e "$BOX/runtime/python/current/FOREIGN"
+ok "the tree is the verified archive's (its interpreter runs)" "$PY" -c 'import ssl'
+P runtime verify
+is "$RC" 0 "and verifies against its manifest"
 
 # ---- credentials in a URL are never shown or recorded (only "***@" is)
 CRED="https://pwuser:s3cret-pass@localhost:$HTTPSD_PORT"
