@@ -11,6 +11,7 @@
 #include "mcp/argcheck.h"
 #include "mcp/pads.h"
 #include "mcp/calls.h"
+#include "mcp/fastcall.h"
 #include "mcp/proto.h"
 #include "mcp/reader.h"
 #include "mcp/rpc.h"
@@ -162,6 +163,7 @@ static json_t *do_tools_list(server *s, const json_t *id, const json_t *params, 
 typedef struct tool_job {
 	const pw_mcp_tool *tool;
 	json_t *args;
+	pw_mcp_fastcall fast;  /* a python call read by the scanner (fast.store set): its arguments */
 	void *admitted;
 	pw_mcp_call *call;  /* when the reading thread runs it itself */
 } tool_job;
@@ -170,11 +172,18 @@ static void run_tool(pw_mcp_call *c, void *ud)
 {
 	tool_job *job = ud;
 	pw_mcp_tool_result res = { 0 };
-	job->tool->run(c, job->args, job->admitted, &res);
+	if (job->fast.store) {
+		pw_mcp_python_args a = { .code = job->fast.code, .venv = job->fast.venv, .session = job->fast.session,
+					 .reset = job->fast.reset };
+		pw_mcp_python_run(c, &a, job->admitted, &res);
+	} else {
+		job->tool->run(c, job->args, job->admitted, &res);
+	}
 	if (!res.structured && !res.text && !res.raw)
 		pw_mcp_tool_fail(&res, pw_err_new(PW_ERR_FAILED, NULL, "the tool returned nothing"));
 	pw_mcp_version v = pw_mcp_call_version(c);
 	json_decref(job->args);
+	pw_mcp_fastcall_clear(&job->fast);
 	free(job);
 	if (!pw_mcp_call_batched(c)) { /* the structured object serialised once */
 		char *head = pw_mcp_is_stateless(v) ? NULL : pw_rpc_result_head(pw_mcp_call_id(c));
@@ -393,9 +402,43 @@ static bool blank(const char *line, size_t len)
 	return true;
 }
 
+/* A python call the scanner read (fastcall.h): what dispatch and
+ * do_tools_call do for it, with nothing left to check but the id. */
+static bool fast_call(server *s, const char *line, size_t len, tool_job **run_here)
+{
+	tool_job *job = xcalloc(1, sizeof *job);
+	if (!pw_mcp_fastcall_scan(line, len, &job->fast)) {
+		free(job);
+		return false;
+	}
+	pw_mcp_fastcall *f = &job->fast;
+	json_t *id = f->id_is_string ? json_string(f->id_text) : json_integer((json_int_t)f->id_int);
+	pw_mcp_peer peer = { .version = s->legacy, .caps = s->legacy_caps, .name = s->client_name,
+			     .version_text = s->client_version };
+	const char *why = NULL;
+	pw_mcp_call *c = pw_mcp_calls_begin(s->calls, id, NULL, &peer, NULL, &why);
+	if (!c) {
+		pw_mcp_reply(s->wire, NULL, pw_rpc_error(id, PW_RPC_INVALID_REQUEST, why, NULL));
+		json_decref(id);
+		pw_mcp_fastcall_clear(f);
+		free(job);
+		return true;
+	}
+	json_decref(id);
+	job->tool = &pw_mcp_tool_python;
+	job->admitted = pw_mcp_python_admit(c, f->session);
+	job->call = c;
+	*run_here = job;
+	return true;
+}
+
 static void on_line(server *s, const char *line, size_t len, tool_job **run_here)
 {
 	if (blank(line, len))
+		return;
+	/* a session's python call, read without jansson (the other paths need
+	 * a session too: before initialize the request is refused below) */
+	if (s->legacy != PW_MCP_NONE && run_here && fast_call(s, line, len, run_here))
 		return;
 	json_error_t err;
 	json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);

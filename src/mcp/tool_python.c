@@ -1,6 +1,7 @@
 /* The `python` tool: the persistent scratchpad, one session per connection. */
 #include "config.h"
 
+#include "mcp/fastcall.h"
 #include "mcp/pads.h"
 #include "mcp/tools.h"
 
@@ -18,9 +19,8 @@ static const pw_op_scratch_hints hints = {
 };
 
 /* The session named, or the connection's own one. */
-static void *admit_python(pw_mcp_call *call, const json_t *args)
+void *pw_mcp_python_admit(pw_mcp_call *call, const char *named)
 {
-	const char *named = json_string_value(json_object_get(args, "session"));
 	if (named && !pw_op_scratch_session_ok(named))
 		return NULL; /* refused in run */
 	char *own = pw_mcp_pads_own_session(pw_mcp_call_opts(call)->ctx->workspace);
@@ -29,18 +29,22 @@ static void *admit_python(pw_mcp_call *call, const json_t *args)
 	return t;
 }
 
+static void *admit_python(pw_mcp_call *call, const json_t *args)
+{
+	return pw_mcp_python_admit(call, json_string_value(json_object_get(args, "session")));
+}
+
 static void forget_python(void *admitted)
 {
 	if (admitted)
 		pw_mcp_pads_drop(admitted);
 }
 
-static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out)
+void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *admitted, pw_mcp_tool_result *out)
 {
 	const pw_ops_ctx *o = pw_mcp_call_opts(call)->ctx;
-	const char *code = json_string_value(json_object_get(args, "code"));
-	const char *session = json_string_value(json_object_get(args, "session"));
-	bool reset = json_is_true(json_object_get(args, "reset"));
+	const char *code = a->code, *session = a->session;
+	bool reset = a->reset;
 	pw_err *e = NULL;
 	if (session && !pw_op_scratch_session_ok(session))
 		e = pw_err_new(PW_ERR_USAGE, "use 1 to 64 of A-Z a-z 0-9 . _ -", "session name '%s'", session);
@@ -53,7 +57,7 @@ static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw
 	}
 	char *own = pw_mcp_pads_own_session(o->workspace);
 	pw_op_scratch_request rq = {
-		.code = code, .reset = reset, .venv = json_string_value(json_object_get(args, "venv")),
+		.code = code, .reset = reset, .venv = a->venv,
 		.lease = !session || strcmp(session, own) == 0, .hints = &hints,
 	};
 	pw_op_scratch_result r = { 0 };
@@ -69,6 +73,17 @@ static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw
 	pw_op_scratch_clear(&r);
 }
 
+static void run_python(pw_mcp_call *call, const json_t *args, void *admitted, pw_mcp_tool_result *out)
+{
+	pw_mcp_python_args a = {
+		.code = json_string_value(json_object_get(args, "code")),
+		.venv = json_string_value(json_object_get(args, "venv")),
+		.session = json_string_value(json_object_get(args, "session")),
+		.reset = json_is_true(json_object_get(args, "reset")),
+	};
+	pw_mcp_python_run(call, &a, admitted, out);
+}
+
 const pw_mcp_tool pw_mcp_tool_python = {
 	.name = "python",
 	.title = "Python scratchpad",
@@ -80,15 +95,7 @@ const pw_mcp_tool pw_mcp_tool_python = {
 		"notice is there, earlier variables are gone. One session per connection unless you name one. "
 		"Use it for quick computation, inspecting data and trying things out; run project commands, "
 		"test suites, servers and other long-running work in the shell instead.",
-	.input_schema =
-		"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"code\"],"
-		" \"properties\": {"
-		"  \"code\": {\"type\": \"string\", \"description\": \"Python source to run (may be empty with reset)\"},"
-		"  \"reset\": {\"type\": \"boolean\", \"description\": \"start from a fresh interpreter first\"},"
-		"  \"session\": {\"type\": \"string\", \"minLength\": 1, \"maxLength\": 64,"
-		"   \"description\": \"share a named session deliberately (1-64 of A-Z a-z 0-9 . _ -)\"},"
-		"  \"venv\": {\"type\": \"string\", \"description\": \"run in this virtual environment's interpreter"
-		" (default: the managed runtime)\"}}}",
+	.input_schema = PW_MCP_PYTHON_INPUT_SCHEMA, /* the fast path's scanner follows it */
 	.output_schema =
 		"{\"type\": \"object\","
 		" \"required\": [\"notices\", \"session\", \"status\", \"execution\", \"generation\", \"stdout\","

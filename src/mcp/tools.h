@@ -60,6 +60,15 @@ char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const cha
 /* Fill out as the error e (consumed), the CLI's JSON error shape. */
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 
+/* The python tool's parts, for the fast path (fastcall.h), which has its
+ * arguments as C strings: the admission (on the reading thread) and the run. */
+typedef struct pw_mcp_python_args {
+	const char *code, *venv, *session;  /* venv, session: NULL when not given */
+	bool reset;
+} pw_mcp_python_args;
+void *pw_mcp_python_admit(pw_mcp_call *call, const char *session);
+void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *admitted, pw_mcp_tool_result *out);
+
 /* The tools, defined beside the code that runs them. */
 extern const pw_mcp_tool pw_mcp_tool_pyenv_discover;
 extern const pw_mcp_tool pw_mcp_tool_pyenv_create;

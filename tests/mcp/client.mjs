@@ -573,6 +573,35 @@ async function rawSession() {
   is(m?.result?.protocolVersion, '2025-11-25', 'initialize with an unknown version is answered with the newest legacy one');
   m = await t.call(2, 'initialize', { protocolVersion: '2025-06-18', capabilities: {} });
   is(m?.error?.code, -32600, 'a second initialize is refused');
+
+  // the fast path (src/mcp/fastcall.c reads a plain python call without jansson) answers as the jansson
+  // path does; an empty _meta sends the same call through jansson
+  const scanned = (id, args) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"python","arguments":${JSON.stringify(args)}}}`;
+  const parsed = (id, args) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"python","arguments":${JSON.stringify(args)},"_meta":{}}}`;
+  const answer = async (line, id) => { t.send(line); return t.next((x) => x.id === id); };
+  const shape = (r) => {
+    const c = { ...(r?.result?.structuredContent || {}) };
+    for (const k of ['execution', 'duration_ms', 'interpreter']) delete c[k];
+    return JSON.stringify([Object.keys(r || {}), Object.keys(r?.result || {}), c, r?.result?.isError]);
+  };
+  const f1 = await answer(scanned(3, { code: 'x = 6 * 7\nx', venv: env.VENV }), 3);
+  const j1 = await answer(parsed(4, { code: 'x', venv: env.VENV }), 4);
+  ok(f1?.result?.structuredContent?.value === '42' && shape(f1) === shape(j1)
+    && j1.result.structuredContent.execution === f1.result.structuredContent.execution + 1,
+  'a python call read by the fast path and one read by jansson: the same answer, one session', [f1, j1]);
+  const f2 = await answer(scanned(5, { code: '1', session: 'bad name!' }), 5);
+  const j2 = await answer(parsed(6, { code: '1', session: 'bad name!' }), 6);
+  ok(f2?.result?.isError && /session name/.test(f2.result.structuredContent?.error?.message || '') && shape(f2) === shape(j2),
+    'a refused session name: the same tool error from both paths', [f2, j2]);
+  t.send(`{"jsonrpc":"2.0","id":"a\\"b\\u00e9","method":"tools/call","params":{"name":"python","arguments":{"code":"-7","venv":${JSON.stringify(env.VENV)}}}}`);
+  m = await t.next((x) => x.id === 'a"b\u00e9');
+  is(m?.result?.structuredContent?.value, '-7', 'a string id with escapes, read by the fast path, is answered with the same id');
+  t.send(scanned(-9, { code: 'import time; time.sleep(0.5); 1', venv: env.VENV }));
+  t.send(scanned(-9, { code: '2', venv: env.VENV }));
+  const busy = await t.next((x) => x.id === -9 && x.error);
+  m = await t.next((x) => x.id === -9 && x.result);
+  ok(busy?.error?.code === -32600 && /still running/.test(busy.error.message) && m?.result?.structuredContent?.value === '1',
+    'a second call with the id of one still running is refused on the fast path too, the first answered', [busy, m]);
   await t.close();
 }
 
