@@ -3,14 +3,20 @@
 
 #include "filestamp.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 
 void pw_filestamp_take(const char *path, bool follow, pw_filestamp *out)
 {
+	pw_filestamp_take_at(AT_FDCWD, path, follow, out);
+}
+
+void pw_filestamp_take_at(int dirfd, const char *path, bool follow, pw_filestamp *out)
+{
 	struct stat st;
 	memset(out, 0, sizeof *out);
-	if ((follow ? stat(path, &st) : lstat(path, &st)) != 0)
+	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
 		return;
 	out->exists = true;
 	out->dev = (uint64_t)st.st_dev;
@@ -31,7 +37,12 @@ bool pw_filestamp_equal(const pw_filestamp *a, const pw_filestamp *b)
 
 bool pw_filestamp_same(const char *path, bool follow, const pw_filestamp *s)
 {
+	return pw_filestamp_same_at(AT_FDCWD, path, follow, s);
+}
+
+bool pw_filestamp_same_at(int dirfd, const char *path, bool follow, const pw_filestamp *s)
+{
 	pw_filestamp now;
-	pw_filestamp_take(path, follow, &now);
+	pw_filestamp_take_at(dirfd, path, follow, &now);
 	return s->exists && pw_filestamp_equal(&now, s);
 }

@@ -30,5 +30,9 @@ bool pw_filestamp_equal(const pw_filestamp *a, const pw_filestamp *b);
 /* True when path (looked at the same way) is still the file of s; a path
  * that did not exist then is never the same. */
 bool pw_filestamp_same(const char *path, bool follow, const pw_filestamp *s);
+/* The same for path relative to the folder open as dirfd (AT_FDCWD: the
+ * working folder): no walk of the folder's own path. */
+void pw_filestamp_take_at(int dirfd, const char *path, bool follow, pw_filestamp *out);
+bool pw_filestamp_same_at(int dirfd, const char *path, bool follow, const pw_filestamp *s);
 
 #endif

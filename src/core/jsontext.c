@@ -47,6 +47,17 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
+bool pw_jsontext_utf8_ok(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
 void pw_jsontext_str(pw_jsontext *t, const char *s)
 {
 	if (!s) {

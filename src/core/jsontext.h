@@ -26,6 +26,9 @@ void pw_jsontext_raw(pw_jsontext *t, const char *s, size_t n);
 /* s as a JSON string (quoted, escaped as jansson does), or null for NULL. */
 void pw_jsontext_str(pw_jsontext *t, const char *s);
 void pw_jsontext_int(pw_jsontext *t, int64_t v);
+/* True when s is UTF-8 that jansson takes (json_string would not refuse
+ * it), without making a string of it. */
+bool pw_jsontext_utf8_ok(const char *s);
 /* The text (NUL-terminated; the caller frees it), or NULL when bad; t is
  * emptied either way. */
 char *pw_jsontext_take(pw_jsontext *t, size_t *len);

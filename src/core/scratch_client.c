@@ -489,10 +489,17 @@ static bool direct_call(const pw_scratch_client *c, const pw_scratch_request *re
 	       !pw_scratch_direct_lost_kind(c->direct);
 }
 
-pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
-		       pw_scratch_result **out)
+bool pw_scratch_leased(const pw_scratch_client *c, const char *session)
+{
+	return holds_lease(c, session) && !pw_scratch_direct_lost_kind(c->direct);
+}
+
+static pw_err *run(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel, bool via_host,
+		   pw_scratch_result **out)
 {
 	*out = NULL;
+	if (!via_host && !direct_call(c, req))
+		return NULL;
 	if (direct_call(c, req)) {
 		pw_err *e = pw_scratch_direct_run(c->direct, req, cancel, out);
 		if (!pw_scratch_direct_lost_kind(c->direct))
@@ -509,6 +516,8 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 		/* It had gone before the cell was sent (discarded meanwhile):
 		 * the call goes to the host, which says so and starts afresh. */
 		pw_err_free(e);
+		if (!via_host)
+			return NULL;
 	}
 	/* Through the host: a leased session must be handed back first, or the
 	 * call would wait behind our own lease. */
@@ -538,6 +547,18 @@ pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, cons
 		e = pw_scratch_result_decode(j, out);
 	json_decref(j);
 	return e;
+}
+
+pw_err *pw_scratch_run(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
+		       pw_scratch_result **out)
+{
+	return run(c, req, cancel, true, out);
+}
+
+pw_err *pw_scratch_run_leased(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
+			      pw_scratch_result **out)
+{
+	return run(c, req, cancel, false, out);
 }
 
 pw_err *pw_scratch_interrupt(pw_scratch_client *c, const char *session)

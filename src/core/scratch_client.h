@@ -66,5 +66,14 @@ pw_err *pw_scratch_sessions(pw_scratch_client *c, pw_scratch_list **out);
  * reset, discard or --python call on the session releases it first. */
 pw_err *pw_scratch_lease(pw_scratch_client *c, const char *session);
 pw_err *pw_scratch_release(pw_scratch_client *c);
+/* True while c holds session's lease and its worker is not known lost. */
+bool pw_scratch_leased(const pw_scratch_client *c, const char *session);
+/* pw_scratch_run for a call that may only go to the leased worker (one
+ * that must not start an interpreter): no error and *out NULL, nothing
+ * sent to the host, when it would have to go through the host (not
+ * leased, reset, another interpreter, or the worker found gone before the
+ * cell was sent; the lease is then handed back). */
+pw_err *pw_scratch_run_leased(pw_scratch_client *c, const pw_scratch_request *req, const pw_cancel *cancel,
+			      pw_scratch_result **out);
 
 #endif

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "filestamp.h"
 #include "i18n.h"
+#include "jsontext.h"
 #include "paths.h"
 #include "runtime.h"
 #include "runtime_fixup.h"
@@ -17,8 +18,10 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -32,8 +35,19 @@ extern char **environ;
  * realpath and the pyvenv.cfg read cost more than a leased cell
  * (bench/mcp.sh). The bound also covers what a stamp cannot see (a file
  * rewritten in place within one clock tick, a change made while the check
- * ran). */
+ * ran).
+ * The folder is held open (O_PATH) from the check on, so that once its own
+ * stamp says the path still names that folder (the same inode, which the
+ * open descriptor keeps from being reused), the other three are taken
+ * relative to it, without walking the folder's path again.
+ * While the connection holds the session's lease (its worker runs, and a
+ * cell for it starts no interpreter), the stamps are looked at at most
+ * every VENV_STAMP_MS: four path lookups were a sixth of the MCP server's
+ * time per python call. Such a call goes only to the leased worker; one
+ * that would go through the host (which may start an interpreter) looks
+ * at the stamps first. */
 #define VENV_RECHECK_MS 1000
+#define VENV_STAMP_MS 10
 enum { VF_DIR, VF_CFG, VF_LINK, VF_TARGET, VF_COUNT };
 
 typedef struct venv_memo {
@@ -41,7 +55,10 @@ typedef struct venv_memo {
 	char *dir, *python;                /* what the check found */
 	char *paths[VF_COUNT];
 	pw_filestamp stamps[VF_COUNT];
-	int64_t checked_ms;
+	int64_t checked_ms, stamped_ms;
+	bool held;                         /* dirfd is the folder, rel[] the paths inside it */
+	int dirfd;
+	const char *rel[VF_COUNT];
 } venv_memo;
 
 struct pw_op_scratch_conn {
@@ -60,6 +77,8 @@ static void venv_memo_clear(venv_memo *m)
 	free(m->python);
 	for (int i = 0; i < VF_COUNT; i++)
 		free(m->paths[i]);
+	if (m->held)
+		close(m->dirfd);
 	memset(m, 0, sizeof *m);
 }
 
@@ -68,16 +87,48 @@ static bool same_text(const char *a, const char *b)
 	return a && b && strcmp(a, b) == 0;
 }
 
-/* The environment remembered for this name, when nothing it was checked
- * from has changed: dir and python copied out. */
-static bool venv_memo_get(const venv_memo *m, const pw_ops_ctx *ctx, const char *arg, char **dir, char **python)
+/* VENV_STAMP_MS, or PYWARD_TEST_SCRATCH_STAMP_MS (the tests': a long one
+ * shows what a leased call skips, and stretches VENV_RECHECK_MS with it so
+ * that a slow machine does not check the environment afresh meanwhile). */
+static int64_t stamp_interval_ms(void)
 {
-	if (!same_text(m->arg, arg) || !same_text(m->workspace, ctx->workspace) || !same_text(m->box_root, ctx->box_root) ||
-	    pw_clock_mono_ms() - m->checked_ms >= VENV_RECHECK_MS)
+	const char *v = getenv("PYWARD_TEST_SCRATCH_STAMP_MS");
+	return v && *v ? strtoll(v, NULL, 10) : VENV_STAMP_MS;
+}
+
+static bool venv_stamps_same(const venv_memo *m)
+{
+	if (!pw_filestamp_same(m->paths[VF_DIR], false, &m->stamps[VF_DIR]))
 		return false;
-	for (int i = 0; i < VF_COUNT; i++)
-		if (!pw_filestamp_same(m->paths[i], i == VF_CFG || i == VF_TARGET, &m->stamps[i]))
+	for (int i = VF_CFG; i < VF_COUNT; i++) {
+		bool follow = i == VF_CFG || i == VF_TARGET;
+		if (!(m->held ? pw_filestamp_same_at(m->dirfd, m->rel[i], follow, &m->stamps[i])
+			      : pw_filestamp_same(m->paths[i], follow, &m->stamps[i])))
 			return false;
+	}
+	return true;
+}
+
+/* The environment remembered for this name, when nothing it was checked
+ * from has changed: dir and python copied out. leased: the call may go
+ * to the session's leased worker alone (else the stamps are always looked
+ * at); *unstamped: they were not (they were less than VENV_STAMP_MS ago),
+ * so the call must go to that worker or come back (run). */
+static bool venv_memo_get(venv_memo *m, const pw_ops_ctx *ctx, const char *arg, bool leased, char **dir,
+			  char **python, bool *unstamped)
+{
+	int64_t now = pw_clock_mono_ms(), interval = stamp_interval_ms();
+	*unstamped = false;
+	if (!same_text(m->arg, arg) || !same_text(m->workspace, ctx->workspace) || !same_text(m->box_root, ctx->box_root) ||
+	    now - m->checked_ms >= (interval > VENV_RECHECK_MS ? interval : VENV_RECHECK_MS))
+		return false;
+	if (leased && now - m->stamped_ms < interval) {
+		*unstamped = true;
+	} else {
+		if (!venv_stamps_same(m))
+			return false;
+		m->stamped_ms = now;
+	}
 	*dir = xstrdup(m->dir);
 	*python = xstrdup(m->python);
 	return true;
@@ -97,7 +148,20 @@ static void venv_memo_put(venv_memo *m, const pw_ops_ctx *ctx, const char *arg, 
 	m->paths[VF_TARGET] = xstrdup(python);
 	for (int i = 0; i < VF_COUNT; i++)
 		pw_filestamp_take(m->paths[i], i == VF_CFG || i == VF_TARGET, &m->stamps[i]);
-	m->checked_ms = pw_clock_mono_ms();
+	m->checked_ms = m->stamped_ms = pw_clock_mono_ms();
+	/* held only when it is the folder stamped, and the interpreter lies inside it */
+	size_t n = strlen(dir);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && m->stamps[VF_DIR].exists && (uint64_t)st.st_dev == m->stamps[VF_DIR].dev &&
+	    (uint64_t)st.st_ino == m->stamps[VF_DIR].ino && strncmp(python, dir, n) == 0 && python[n] == '/') {
+		m->held = true;
+		m->dirfd = fd;
+		for (int i = VF_CFG; i < VF_COUNT; i++)
+			m->rel[i] = m->paths[i] + n + 1;
+	} else if (fd >= 0) {
+		close(fd);
+	}
 }
 
 static void conn_reset(pw_op_scratch_conn *c)
@@ -233,14 +297,16 @@ static pw_err *no_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq,
 /* The environment, else the interpreter named, else the managed runtime,
  * else the fallback, else a refusal. c: the kept connection (or NULL),
  * whose remembered environment is taken when still the same; *checked: an
- * environment was checked now (for the caller to remember). */
-static pw_err *choose_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_scratch_conn *c,
-			     pw_scratch_request *req, bool *checked)
+ * environment was checked now (for the caller to remember); leased, and
+ * *unstamped: as for venv_memo_get. */
+static pw_err *choose_python(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, pw_op_scratch_conn *c,
+			     bool leased, pw_scratch_request *req, bool *checked, bool *unstamped)
 {
 	*checked = false;
+	*unstamped = false;
 	if (rq->venv) {
 		req->python_explicit = true;
-		if (c && venv_memo_get(&c->venv, ctx, rq->venv, &req->venv, &req->python))
+		if (c && venv_memo_get(&c->venv, ctx, rq->venv, leased, &req->venv, &req->python, unstamped))
 			return NULL;
 		*checked = true;
 		return venv_python(ctx, rq, &req->venv, &req->python);
@@ -303,13 +369,6 @@ static void free_environment(char **env)
 
 /* ---------------------------------------------------------------- run */
 
-static bool is_utf8(const char *s)
-{
-	json_t *j = json_string(s);
-	json_decref(j);
-	return j != NULL;
-}
-
 static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq)
 {
 	bool has_code = rq->code && *rq->code;
@@ -321,7 +380,7 @@ static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request 
 		pw_err *e = pw_ops_require_write(ctx, _("running code in the scratchpad"));
 		if (e)
 			return e;
-		if (!is_utf8(rq->code))
+		if (!pw_jsontext_utf8_ok(rq->code)) /* what json_string takes, without the copy */
 			return pw_err_new(PW_ERR_USAGE, _("save the code as UTF-8"), _("the code is not UTF-8 text"));
 	}
 	if (!has_code && !rq->reset)
@@ -329,16 +388,22 @@ static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request 
 	return NULL;
 }
 
-pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
-			  pw_op_scratch_conn **conn, pw_op_scratch_result *r)
+/* may_trust: the environment's stamps may go unlooked at while the
+ * session is leased (venv_memo_get); the call then goes only to the leased
+ * worker, and comes back here without when it cannot. */
+static pw_err *run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
+		   pw_op_scratch_conn **conn, pw_op_scratch_result *r, bool may_trust)
 {
 	r->cell = NULL;
 	r->budget = pw_op_scratch_budget(ctx);
 	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .reset = rq->reset, .max_output = rq->max_output };
-	bool checked = false;
+	bool checked = false, unstamped = false;
+	pw_op_scratch_conn *kept = conn ? *conn : NULL;
+	bool leased = may_trust && kept && kept->client && rq->session && rq->code && *rq->code && !rq->reset &&
+		      pw_scratch_leased(kept->client, rq->session);
 	pw_err *e = check_request(ctx, rq);
 	if (!e)
-		e = choose_python(ctx, rq, conn ? *conn : NULL, &req, &checked);
+		e = choose_python(ctx, rq, kept, leased, &req, &checked, &unstamped);
 	if (e) {
 		pw_scratch_request_clear(&req);
 		return e;
@@ -365,8 +430,17 @@ pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq
 	/* The host keeps a session's environment: it goes once per connection. */
 	if (!e && (!c->env_for || strcmp(c->env_for, req.session) != 0))
 		req.env = worker_environment(ctx);
-	if (!e)
+	if (!e && unstamped) {
+		e = pw_scratch_run_leased(c->client, &req, io ? io->cancel : NULL, &r->cell);
+		if (!e && !r->cell) { /* it must go through the host: the stamps first */
+			free_environment(req.env);
+			req.env = NULL;
+			pw_scratch_request_clear(&req);
+			return run(ctx, rq, io, conn, r, false);
+		}
+	} else if (!e) {
 		e = pw_scratch_run(c->client, &req, io ? io->cancel : NULL, &r->cell);
+	}
 	if (!e && req.env) {
 		free(c->env_for);
 		c->env_for = xstrdup(req.session);
@@ -389,6 +463,12 @@ pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq
 	else if (conn)
 		*conn = c;
 	return e;
+}
+
+pw_err *pw_op_scratch_run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const pw_op_io *io,
+			  pw_op_scratch_conn **conn, pw_op_scratch_result *r)
+{
+	return run(ctx, rq, io, conn, r, true);
 }
 
 /* The host's protocol objects carry no schema member; what pyward prints

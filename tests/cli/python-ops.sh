@@ -29,7 +29,7 @@ stop_host() {
 trap 'stop_host; rm -rf "$WORLD"' EXIT
 "$SYS_PY" -m venv --without-pip "$WS/.venv" >/dev/null 2>&1 ||
 	skip_all "python3 -m venv does not work here (install python3-venv)"
-plan 21
+plan 24
 
 # mcp_python ARGS_JSON [GLOBAL OPTIONS...]: one `python` tool call in a
 # fresh MCP session; OUT is its structured result (compact JSON), with
@@ -79,10 +79,12 @@ is "$(J 'd["error"]["code"], d["error"]["hint"]')" "usage create one with the py
 # ---- the server keeps its connection: its own session is leased (direct
 # mode) between calls, as before the calls went through ops; an environment
 # whose interpreter is swapped for a file outside it meanwhile is checked
-# again (the connection's memo of its last check must not hide that)
+# again (the connection's memo of its last check must not hide that; a
+# leased call looks at the memo's stamps at most every 10 ms, every time
+# with PYWARD_TEST_SCRATCH_STAMP_MS=0)
 "$SYS_PY" -m venv --without-pip "$WS/v2" >/dev/null 2>&1
 mkfifo "$WORLD/mcp.in"
-"$PYWARD" --box-root "$WORLD/box" -C "$WS" mcp <"$WORLD/mcp.in" >"$WORLD/mcp-live.out" 2>/dev/null &
+PYWARD_TEST_SCRATCH_STAMP_MS=0 "$PYWARD" --box-root "$WORLD/box" -C "$WS" mcp <"$WORLD/mcp.in" >"$WORLD/mcp-live.out" 2>/dev/null &
 MCP_PID=$!
 exec 3>"$WORLD/mcp.in"
 printf '%s\n' \
@@ -108,6 +110,42 @@ wait "$MCP_PID"
 OUT=$(grep '"id":4' "$WORLD/mcp-live.out")
 is "$(J 'd["result"]["isError"], d["result"]["structuredContent"]["error"]["code"]')" "True refused" \
 	"the interpreter swapped for a file outside the environment: the next call is refused"
+
+# ---- while the server holds the lease, a call goes to the worker it
+# holds, already running in the environment's checked interpreter, and the
+# environment's stamps are looked at no more than every 10 ms (stretched
+# here to 10 minutes by PYWARD_TEST_SCRATCH_STAMP_MS): a swap of the
+# interpreter is not seen by such a call, which starts no interpreter. A
+# call that must go through the host, which may start one, looks at the
+# stamps first: after the worker was discarded, the swapped interpreter is
+# refused.
+"$SYS_PY" -m venv --without-pip "$WS/v3" >/dev/null 2>&1
+mkfifo "$WORLD/mcp3.in"
+PYWARD_TEST_SCRATCH_STAMP_MS=600000 "$PYWARD" --box-root "$WORLD/box" -C "$WS" mcp <"$WORLD/mcp3.in" >"$WORLD/mcp3.out" 2>/dev/null &
+MCP_PID=$!
+exec 3>"$WORLD/mcp3.in"
+call3() { # ID CODE: a python call in v3; OUT its response line
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"python","arguments":{"code":"%s","venv":"v3"}}}\n' "$1" "$2" >&3
+	_i=0
+	while ! grep -q "\"id\":$1," "$WORLD/mcp3.out" 2>/dev/null && [ $_i -lt 3000 ]; do sleep 0.01; _i=$((_i + 1)); done
+	OUT=$(grep "\"id\":$1," "$WORLD/mcp3.out")
+}
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ops-test","version":"1"}}}' >&3
+call3 2 "w = 4"
+call3 3 "w + 1"
+is "$(J 'd["result"]["structuredContent"]["value"]')" "5" "a server holding its session's lease: the leased worker keeps the state"
+session3=$(J 'd["result"]["structuredContent"]["session"]')
+ln -sf "$WORLD/elsewhere/python3" "$WS/v3/bin/python"
+call3 4 "w * 3"
+is "$(J 'd["result"].get("isError", False), d["result"]["structuredContent"]["value"]')" "False 12" \
+	"the interpreter swapped within the stamp interval: the call still runs in the leased worker (no interpreter started)"
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --discard -s "$session3" >/dev/null 2>&1
+call3 5 "w * 5"
+exec 3>&-
+wait "$MCP_PID"
+is "$(J 'd["result"]["isError"], d["result"]["structuredContent"]["error"]["code"]')" "True refused" \
+	"the leased worker discarded, the interpreter swapped: the call through the host looks at the stamps and is refused"
 
 # ---- one JSON shape, built once
 mcp_python '{"code": "6 * 7", "venv": ".venv", "session": "shared"}'

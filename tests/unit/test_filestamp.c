@@ -9,6 +9,7 @@
 
 #include "filestamp.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,43 @@ static void test_links_followed_or_not(void **state)
 	assert_false(pw_filestamp_same(at("d"), false, &d));
 }
 
+/* Stamps relative to a folder held open: the same answers as by path,
+ * without walking the folder's path. */
+static void test_relative_to_a_folder(void **state)
+{
+	(void)state;
+	assert_int_equal(mkdir(at("v"), 0700), 0);
+	assert_int_equal(mkdir(at("v/bin"), 0700), 0);
+	put("v/t1", "one\n");
+	put("v/t2", "two\n");
+	put("v/pyvenv.cfg", "home = /usr/bin\n");
+	assert_int_equal(symlink("../t1", at("v/bin/python")), 0);
+	int fd = open(at("v"), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	assert_true(fd >= 0);
+	pw_filestamp cfg, link, target, by_path;
+	pw_filestamp_take_at(fd, "pyvenv.cfg", true, &cfg);
+	pw_filestamp_take_at(fd, "bin/python", false, &link);
+	pw_filestamp_take_at(fd, "bin/python", true, &target);
+	pw_filestamp_take(at("v/bin/python"), true, &by_path);
+	assert_true(cfg.exists && S_ISLNK(link.mode) && S_ISREG(target.mode));
+	assert_true(pw_filestamp_equal(&target, &by_path));
+	assert_true(pw_filestamp_same_at(fd, "pyvenv.cfg", true, &cfg));
+	assert_true(pw_filestamp_same_at(fd, "bin/python", false, &link));
+	assert_true(pw_filestamp_same_at(fd, "bin/python", true, &target));
+	/* the link pointed elsewhere; the file replaced by rename */
+	assert_int_equal(unlink(at("v/bin/python")), 0);
+	assert_int_equal(symlink("../t2", at("v/bin/python")), 0);
+	assert_false(pw_filestamp_same_at(fd, "bin/python", false, &link));
+	assert_false(pw_filestamp_same_at(fd, "bin/python", true, &target));
+	put("v/new.cfg", "home = /opt/bin\n");
+	assert_int_equal(rename(at("v/new.cfg"), at("v/pyvenv.cfg")), 0);
+	assert_false(pw_filestamp_same_at(fd, "pyvenv.cfg", true, &cfg));
+	/* AT_FDCWD: the working folder, as the plain functions use */
+	pw_filestamp_take_at(AT_FDCWD, at("v/t1"), true, &by_path);
+	assert_true(pw_filestamp_same(at("v/t1"), true, &by_path));
+	close(fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -127,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_changes_differ),
 		cmocka_unit_test(test_equal_compares_two_stamps),
 		cmocka_unit_test(test_links_followed_or_not),
+		cmocka_unit_test(test_relative_to_a_folder),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[600];

@@ -9,6 +9,7 @@
 
 #include "scratch_client.h"
 #include "scratch_proto.h"
+#include "jsontext.h"
 #include "sigpipe.h"
 #include "xalloc.h"
 
@@ -201,6 +202,24 @@ static char *random_text(unsigned *seed, bool bad)
 		strcat(s, p);
 	}
 	return s;
+}
+
+/* The UTF-8 check of a cell's code takes what json_string takes, no more,
+ * no less (it replaced a json_string made only to be dropped). */
+static void test_utf8_check_matches_jansson(void **state)
+{
+	(void)state;
+	unsigned seed = 18;
+	int refused = 0;
+	for (int i = 0; i < 3000; i++) {
+		char *s = random_text(&seed, i % 3 == 0);
+		json_t *j = json_string(s);
+		assert_int_equal(pw_jsontext_utf8_ok(s), j != NULL);
+		refused += j == NULL;
+		json_decref(j);
+		free(s);
+	}
+	assert_true(refused > 100);
 }
 
 /* The result written directly is byte for byte what jansson writes from
@@ -412,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_request_rejects_malformed),
 		cmocka_unit_test(test_result_round_trip_and_notice_order),
 		cmocka_unit_test(test_result_dump_matches_jansson),
+		cmocka_unit_test(test_utf8_check_matches_jansson),
 		cmocka_unit_test(test_error_round_trip),
 		cmocka_unit_test(test_list_round_trip),
 		cmocka_unit_test(test_session_names),
