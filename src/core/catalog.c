@@ -859,7 +859,12 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 	int64_t rowid = 0;
 	/* Whatever a caller passes, no URL's password is stored. */
 	char *args = pw_redact_text(op->args);
-	e = tx_begin(c);
+	/* Unflushed (catalog.h): the operation's finishing commit flushes the
+	 * log, this row's frames with it. NORMAL keeps WAL mode consistent
+	 * (checkpoints still sync); only the durability of this commit waits. */
+	e = exec(c, "PRAGMA synchronous = NORMAL", N_("setting synchronous"));
+	if (!e)
+		e = tx_begin(c);
 	if (!e)
 		e = prep(c, SQL_OP_INSERT, &st);
 	if (!e) {
@@ -886,6 +891,11 @@ pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id)
 	sqlite3_finalize(st);
 	free(args);
 	e = tx_end(c, e);
+	pw_err *full = exec(c, "PRAGMA synchronous = FULL", N_("setting synchronous"));
+	if (!e)
+		e = full;
+	else
+		pw_err_free(full);
 	if (e)
 		return e;
 	remember(c, rowid, start_ms);
@@ -939,6 +949,12 @@ static void audit_finished(pw_catalog *c, int64_t id);
 
 pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason)
 {
+	return pw_catalog_op_finish_with(c, id, outcome, stop_reason, NULL, NULL);
+}
+
+pw_err *pw_catalog_op_finish_with(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason,
+				  pw_catalog_with_fn with, void *ud)
+{
 	pw_err *e = writable(c);
 	if (e)
 		return e;
@@ -971,6 +987,8 @@ pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, con
 		e = finish_missed(c, id);
 	sqlite3_finalize(st);
 	free(reason);
+	if (!e && with)
+		e = with(c, ud);
 	e = tx_end(c, e);
 	if (!e) {
 		forget(c, id);

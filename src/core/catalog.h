@@ -64,9 +64,21 @@ typedef struct pw_op_start {
 #define PW_OUTCOME_RUNNING "running"
 #define PW_OUTCOME_INTERRUPTED "interrupted"
 
+/* The start is committed without a flush (synchronous=NORMAL for that one
+ * commit): a process killed later still leaves it ("interrupted"), and the
+ * operation's finishing commit flushes it with the outcome. A power cut
+ * before that commit may lose the start of an operation that had not
+ * finished; nothing it reported done is lost (DESIGN.md, "The catalog"). */
 pw_err *pw_catalog_op_begin(pw_catalog *c, const pw_op_start *op, int64_t *id);
-/* stop_reason: a sentence for people (NULL when ok). */
+/* stop_reason: a sentence for people (NULL when ok). Flushed on commit. */
 pw_err *pw_catalog_op_finish(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason);
+/* The same, with rows that belong with the outcome (an operation's package
+ * changes) written by with(c, ud) in the same transaction: one flushed
+ * commit, and never one without the other. An error from with rolls the
+ * whole finish back. */
+typedef pw_err *(*pw_catalog_with_fn)(pw_catalog *c, void *ud);
+pw_err *pw_catalog_op_finish_with(pw_catalog *c, int64_t id, const char *outcome, const char *stop_reason,
+				  pw_catalog_with_fn with, void *ud);
 
 typedef struct pw_attempt_rec {
 	int64_t id;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,4 +206,13 @@ pw_err *pw_paths_mkdirs(const char *path, mode_t mode)
 		err = mkdir_one(buf, mode);
 	free(buf);
 	return err;
+}
+
+void pw_paths_mark_tree_top(int dirfd)
+{
+	int flags = 0;
+	if (ioctl(dirfd, FS_IOC_GETFLAGS, &flags) < 0 || (flags & FS_TOPDIR_FL))
+		return;
+	flags |= FS_TOPDIR_FL;
+	(void)ioctl(dirfd, FS_IOC_SETFLAGS, &flags);
 }

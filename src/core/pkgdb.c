@@ -58,6 +58,14 @@ static pw_err *insert_all(sqlite3 *db, int64_t op, const char *env, const pw_pkg
 	return e;
 }
 
+pw_err *pw_pkgdb_insert(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes)
+{
+	sqlite3 *db = pw_catalog_db(c);
+	if (!db || op <= 0 || !changes || changes->count == 0)
+		return NULL;
+	return insert_all(db, op, env, changes);
+}
+
 pw_err *pw_pkgdb_record(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes)
 {
 	sqlite3 *db = pw_catalog_db(c);

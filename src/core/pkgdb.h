@@ -17,6 +17,8 @@
 
 /* Record changes of operation op in env, in one transaction. */
 pw_err *pw_pkgdb_record(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes);
+/* The same inside the caller's transaction (pw_catalog_op_finish_with). */
+pw_err *pw_pkgdb_insert(pw_catalog *c, int64_t op, const char *env, const pw_pkg_changes *changes);
 /* The changes recorded for op, in name order; *env (malloc'd) is the
  * environment, NULL when nothing was recorded. */
 pw_err *pw_pkgdb_changes(pw_catalog *c, int64_t op, char **env, pw_pkg_changes *out);

@@ -1249,6 +1249,8 @@ static pw_err *write_env(struct writer *w, const struct image *im)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), w->tmp);
 	if ((w->root = open(w->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), w->tmp);
+	/* ~135 new folders and files: away from the parent's busy group */
+	pw_paths_mark_tree_top(w->root);
 	return build_env(w, im);
 }
 

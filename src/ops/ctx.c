@@ -194,9 +194,14 @@ const char *pw_ops_outcome_of(const pw_err *e)
 
 void pw_ops_op_end(pw_catalog *cat, int64_t id, const pw_err *e)
 {
+	pw_err_free(pw_ops_op_end_with(cat, id, e, NULL, NULL));
+}
+
+pw_err *pw_ops_op_end_with(pw_catalog *cat, int64_t id, const pw_err *e, pw_catalog_with_fn with, void *ud)
+{
 	if (!cat || !id)
-		return;
-	pw_err_free(pw_catalog_op_finish(cat, id, pw_ops_outcome_of(e), e ? pw_err_message(e) : NULL));
+		return NULL;
+	return pw_catalog_op_finish_with(cat, id, pw_ops_outcome_of(e), e ? pw_err_message(e) : NULL, with, ud);
 }
 
 char *pw_ops_data_file(const char *name)

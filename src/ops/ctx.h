@@ -93,6 +93,10 @@ char *pw_ops_who_text(const pw_ops_who *w);
 pw_err *pw_ops_op_begin(const pw_ops_ctx *ctx, pw_catalog *cat, const char *kind, const char *target, int64_t *id);
 /* Record its end: the outcome follows from e (NULL = ok). No-op without cat or id. */
 void pw_ops_op_end(pw_catalog *cat, int64_t id, const pw_err *e);
+/* The same with rows written by with in the finishing commit (package
+ * changes: pw_catalog_op_finish_with), returning why that commit failed
+ * (NULL without cat or id): the caller says so rather than report done. */
+pw_err *pw_ops_op_end_with(pw_catalog *cat, int64_t id, const pw_err *e, pw_catalog_with_fn with, void *ud);
 /* The catalog outcome an error means ("ok" for NULL). */
 const char *pw_ops_outcome_of(const pw_err *e);
 

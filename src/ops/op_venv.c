@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "i18n.h"
+#include "stagetime.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -95,11 +96,14 @@ pw_err *pw_op_venv_create(const pw_ops_ctx *ctx, const pw_op_venv_create_request
 		e = pw_ops_resolve_venv(ctx, rq && rq->name ? rq->name : ".venv", &target);
 	if (!e)
 		e = pw_child_env_make(ctx, &ce);
+	pw_stage_mark("op: checks made");
 	if (!e)
 		e = pw_ops_catalog_rw(ctx, &cat);
+	pw_stage_mark("op: catalog open");
 	if (!e)
 		e = create_in(ctx, rq, target, &ce, cat, io, r);
 	pw_catalog_close(&cat);
+	pw_stage_mark("op: catalog closed");
 	pw_child_env_clear(&ce);
 	free(target);
 	return e;

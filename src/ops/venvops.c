@@ -9,6 +9,7 @@
 #include "pkgdb.h"
 #include "reqfile.h"
 #include "runtime.h"
+#include "stagetime.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -207,12 +208,25 @@ pw_err *pw_spec_add(const pw_ops_ctx *ctx, pw_spec_list *l, const char *spec)
 
 /* ---------------------------------------------------------------- create */
 
+struct changes_row {
+	const char *env;
+	int64_t op;
+	pw_pkg_changes changes;
+};
+
+static pw_err *insert_changes(pw_catalog *cat, void *ud)
+{
+	struct changes_row *r = ud;
+	return pw_pkgdb_insert(cat, r->op, r->env, &r->changes);
+}
+
 pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, pw_catalog *cat, pw_created *c)
 {
 	char *managed = pw_ops_managed_python(ctx), *base = NULL, *version = NULL;
 	char *cache = xasprintf("%s/cache", ctx->box_root);
 	int64_t op = 0;
 	pw_err *e = pw_ops_op_begin(ctx, cat, "venv.create", rq->target, &op);
+	pw_stage_mark("op: operation begun");
 	if (!e)
 		e = pw_venv_choose_base_cached(cache, rq->python, managed, &base, &version, &c->why);
 	pw_venv_create_opts o = { .target = rq->target, .base = base, .seed = rq->seed, .cache_dir = cache,
@@ -222,12 +236,24 @@ pw_err *pw_ops_venv_create(const pw_ops_ctx *ctx, const pw_create_request *rq, p
 	if (!e)
 		e = pw_venv_create(&o, &c->r);
 	/* A new environment starts from nothing: what the seed put in is its
-	 * first package change. */
+	 * first package change, recorded in the commit that records the
+	 * outcome (one flush, after the environment is on disk). */
+	struct changes_row ch = { .env = rq->target, .op = op };
 	if (!e && !c->r.existed) {
 		pw_pkgwatch w = { .env = xstrdup(rq->target), .armed = true };
-		pw_err_free(pw_pkgwatch_end(&w, cat, op, NULL));
+		pw_err_free(pw_pkgwatch_end(&w, NULL, op, &ch.changes));
 	}
-	pw_ops_op_end(cat, op, e);
+	pw_stage_mark("op: package changes read");
+	pw_err *f = pw_ops_op_end_with(cat, op, e, insert_changes, &ch);
+	pw_stage_mark("op: operation finished");
+	pw_pkg_changes_clear(&ch.changes);
+	/* Done means recorded too: an environment the catalog does not name
+	 * is not reported as made (it is on disk; a create again records it). */
+	if (f && !e)
+		e = pw_err_new(pw_err_code(f), pw_err_hint(f),
+			       _("%s was made and flushed to disk, but the catalog could not record it (%s)"),
+			       rq->target, pw_err_message(f));
+	pw_err_free(f);
 	c->path = xstrdup(rq->target);
 	free(managed);
 	free(cache);

@@ -43,7 +43,7 @@ injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
 }
 order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
 outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
-plan 33
+plan 42
 
 # ---- create, written by pyward: the tree flushed, renamed, its folder flushed, then recorded
 P venv create --python "$BASE" warm
@@ -54,6 +54,36 @@ is "$RC" 0 "a written create succeeds under strace"
 is "$(order "$WORLD/fast.log" create-fast "$WS/sub/fast")" "ok" \
 	"written create: every file and folder pyward made flushed, then renamed into place, the folder fsynced, then the catalog"
 is "$(outcome venv.create)" "ok" "the history records it ok"
+# The catalog's log (-wal) flushed three times per create: its new header,
+# the one commit of the outcome with the package changes (after the tree is
+# on disk), the checkpoint at close. The start row's commit is not flushed
+# (a process killed later still leaves it; below); 539e54f flushed five.
+is "$(grep -c "fdatasync([0-9]*<$CAT-wal>" "$WORLD/fast.log")" 3 \
+	"the catalog's log is flushed 3 times in a create, not once per commit"
+is "$(sqlite3 "$CAT" "SELECT count(*) FROM package_changes WHERE operation_id = (SELECT max(id) FROM operations) AND env = '$WS/sub/fast'")" 1 \
+	"the package change (pip) is recorded with the outcome"
+
+# ---- killed after the rename, before the outcome's commit: the environment
+# is on disk, the start row (committed unflushed) says interrupted, and no
+# package change is recorded without its outcome
+mkdir -p "$WS/kd"
+(strace -f -o /dev/null -P "$WS/kd" -e trace=fsync -e inject=fsync:signal=KILL \
+	"$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" kd/e) >/dev/null 2>&1
+ok "a create killed at the fsync after its rename leaves the environment" test -f "$WS/kd/e/pyvenv.cfg"
+is "$(sqlite3 "$CAT" "SELECT outcome IS NULL FROM operations WHERE target = '$WS/kd/e'")" "1" \
+	"its unflushed start row survived the killed process, with no outcome"
+P history --kind venv.create
+like "$OUT" "interrupted .*kd/e" "history shows it interrupted"
+is "$(sqlite3 "$CAT" "SELECT count(*) FROM package_changes WHERE env = '$WS/kd/e'")" 0 \
+	"no package change is recorded without the outcome"
+
+# ---- the outcome's commit cannot be flushed (EIO on the log's second
+# fdatasync): the create is not reported done
+injected -P "$CAT-wal" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=2 -- venv create --python "$BASE" kd/f
+is "$RC" 1 "a create whose catalog commit cannot be flushed exits 1"
+like "$ERR" "kd/f was made and flushed to disk, but the catalog could not record it.*I/O error" \
+	"the error says the environment is on disk and the catalog did not record it"
+unlike "$(outcome venv.create)" "^ok$" "the catalog does not say ok"
 
 # ---- the pip image: flushed when built (its marker says so); one without
 # the marker (built by a pyward that did not flush) is flushed before use

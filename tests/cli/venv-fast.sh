@@ -25,7 +25,7 @@ BOX="$WORLD/box"
 P() { run --box-root "$BOX" -C "$WS" "$@"; }
 J() { printf '%s' "$OUT" | "$BASE" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 MM=$("$BASE" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-plan 46
+plan 47
 
 # ---- the first create learns the base and builds the pip image
 P venv create --python "$BASE" first --json
@@ -40,6 +40,13 @@ strace -f -e trace=execve -o "$WORLD/exec.trace" "$PYWARD" --box-root "$BOX" -C 
 is "$?" 0 "a create with the cache warm exits 0"
 is "$(grep -c 'execve(' "$WORLD/exec.trace")" 1 "and executes nothing but pyward itself"
 E="$WS/my env"
+# A new tree's folders in a block group of their own (ext2/3/4's 'T'
+# attribute), away from the workspace's busy group; elsewhere a no-op.
+if lsattr -d "$WORLD" >/dev/null 2>&1; then
+	like "$(lsattr -d "$E")" "^[^ ]*T[^ ]* " "the environment's folder is marked the top of a tree (chattr +T)"
+else
+	ok "# SKIP $(stat -f -c %T "$WORLD") has no ext2/3/4 attributes" true
+fi
 
 # ---- it is a real environment
 is "$("$E/bin/python" -c 'import sys; print(sys.prefix != sys.base_prefix, sys.prefix)')" "True $E" \
