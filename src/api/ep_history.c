@@ -31,15 +31,23 @@ static enum MHD_Result bad_query(pw_api_request *r, const char *msg)
 				 NULL);
 }
 
+/* A filter's value; an empty one ("limit=", as the man page's template
+ * shows them) is the same as none: the default. */
+static const char *given(const pw_api_request *r, const char *name)
+{
+	const char *v = pw_api_arg(r, name);
+	return v && *v ? v : NULL;
+}
+
 enum MHD_Result pw_api_history_list(pw_api_request *r)
 {
-	pw_op_filter f = { .kind = pw_api_arg(r, "kind"), .outcome = pw_api_arg(r, "outcome"),
-			   .since = pw_api_arg(r, "since"), .target = pw_api_arg(r, "target") };
-	const char *limit = pw_api_arg(r, "limit");
+	pw_op_filter f = { .kind = given(r, "kind"), .outcome = given(r, "outcome"),
+			   .since = given(r, "since"), .target = given(r, "target") };
+	const char *limit = given(r, "limit");
 	if (limit) {
 		char *end = NULL;
 		long v = strtol(limit, &end, 10);
-		if (!*limit || *end || v < 1 || v > MAX_LIMIT)
+		if (*limit < '0' || *limit > '9' || *end || v < 1 || v > MAX_LIMIT)
 			return bad_query(r, "limit must be a whole number from 1 to 1000");
 		f.limit = (int)v;
 	}

@@ -70,6 +70,24 @@ enum MHD_Result pw_api_venv_create(pw_api_request *r)
 	return answer(r, e, j);
 }
 
+/* The environment a request means, as the job conflicts compare it: the
+ * resolved, confined path, so "e1", "./e1" and its absolute path are one
+ * (the install's own choice when none is named); as given when it does not
+ * resolve (the operation then refuses it). */
+static char *venv_key(pw_api_request *r, const char *venv)
+{
+	pw_ops_ctx c;
+	pw_api_request_ctx(r, &c);
+	char *out = NULL;
+	pw_err *e = pw_op_venv_find(&c, venv, &out, true);
+	if (e || !out) {
+		free(out);
+		out = venv ? xstrdup(venv) : xasprintf("%s/.venv", c.workspace);
+	}
+	pw_err_free(e);
+	return out;
+}
+
 enum MHD_Result pw_api_venv_remove(pw_api_request *r)
 {
 	const char *path = pw_api_arg(r, "path");
@@ -79,14 +97,18 @@ enum MHD_Result pw_api_venv_remove(pw_api_request *r)
 	/* Not under a running install or uninstall into it (pip would run on
 	 * in a folder being deleted); nor may one start while it goes. */
 	int64_t by = 0;
-	pw_api_job_started held = pw_api_jobs_hold(r->srv->jobs, "venv.remove", path, &by);
-	if (held != PW_API_JOB_STARTED)
+	char *key = venv_key(r, path);
+	pw_api_job_started held = pw_api_jobs_hold(r->srv->jobs, "venv.remove", key, &by);
+	if (held != PW_API_JOB_STARTED) {
+		free(key);
 		return pw_api_answer_started(r, held, by, NULL);
+	}
 	pw_ops_ctx c;
 	pw_api_request_ctx(r, &c);
 	char *removed = NULL;
 	pw_err *e = pw_op_venv_remove(&c, path, &removed);
-	pw_api_jobs_release(r->srv->jobs, "venv.remove", path);
+	pw_api_jobs_release(r->srv->jobs, "venv.remove", key);
+	free(key);
 	json_t *j = e ? NULL : pw_op_venv_remove_json(removed);
 	free(removed);
 	return answer(r, e, j);
@@ -176,12 +198,14 @@ static enum MHD_Result start_pip(pw_api_request *r, bool install)
 	pw_api_request_ctx(r, &j->ctx);
 	j->ctx.who.args = j->args;
 	j->ctx.who.actor = &j->actor;
+	char *key = venv_key(r, j->venv);
 	pw_api_job_spec spec = { .kind = install ? "venv.install" : "venv.uninstall",
-				 .target = j->venv ? j->venv : ".venv", .user = r->actor.user, .args = r->args, .run = pip_run,
+				 .target = key, .user = r->actor.user, .args = r->args, .run = pip_run,
 				 .free_ud = pip_job_free, .ud = j };
 	int64_t id = 0;
 	pw_err *e = NULL;
 	pw_api_job_started started = pw_api_jobs_start(r->srv->jobs, &spec, &id, &e);
+	free(key);
 	return pw_api_answer_started(r, started, id, e);
 }
 

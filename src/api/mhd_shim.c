@@ -40,7 +40,11 @@
 	  MHD_NO)                                                                                     \
 	V(MHD_destroy_response, (struct MHD_Response * r), (r))                                     \
 	X(const union MHD_DaemonInfo *, MHD_get_daemon_info,                                         \
-	  (struct MHD_Daemon * d, enum MHD_DaemonInfoType t, ...), (d, t), NULL)
+	  (struct MHD_Daemon * d, enum MHD_DaemonInfoType t, ...), (d, t), NULL)                      \
+	X(int, MHD_get_connection_values,                                                             \
+	  (struct MHD_Connection * c, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *it_cls), \
+	  (c, kind, it, it_cls), -1)                                                                  \
+	X(size_t, MHD_http_unescape, (char *val), (val), 0)
 
 static struct {
 	MHD_CALLS(PW_SHIM_SLOT, PW_SHIM_VSLOT)

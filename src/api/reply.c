@@ -3,8 +3,15 @@
 
 #include "api/reply.h"
 
+#include "clock.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static void common_headers(struct MHD_Response *r, const char *type)
 {
@@ -53,6 +60,61 @@ enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, con
 	if (data)
 		json_object_set_new(body, "data", data);
 	return pw_api_send_json(c, status, body, NULL);
+}
+
+static bool send_all(int fd, const char *p, size_t n, int64_t until_ms)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return false;
+		int64_t left = until_ms - pw_clock_mono_ms();
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			return false;
+	}
+	return true;
+}
+
+static void drain(int fd, int64_t until_ms)
+{
+	char buf[16384];
+	for (;;) {
+		int64_t left = until_ms - pw_clock_mono_ms();
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			return;
+		ssize_t r = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			return;
+	}
+}
+
+bool pw_api_write_error_now(int fd, unsigned status, const char *reason, const char *code, const char *message,
+			    const char *hint, int linger_ms)
+{
+	json_t *body = json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message", message, "hint", hint);
+	char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(body);
+	if (!text)
+		return false;
+	char *head = xasprintf(
+			  "HTTP/1.1 %u %s\r\nConnection: close\r\nContent-Type: application/json\r\n"
+			  "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: %zu\r\n\r\n",
+			  status, reason, strlen(text));
+	int64_t until = pw_clock_mono_ms() + linger_ms;
+	bool ok = send_all(fd, head, strlen(head), until) && send_all(fd, text, strlen(text), until);
+	free(head);
+	free(text);
+	shutdown(fd, SHUT_WR);
+	if (ok)
+		drain(fd, until);
+	return ok;
 }
 
 unsigned pw_api_status_of(const pw_err *e)

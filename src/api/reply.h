@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include <stdbool.h>
+
 /* Queue body (stolen; NULL: {}) with status; location may be NULL. */
 enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location);
 /* Queue text with a content type (copied). */
@@ -21,6 +23,14 @@ enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, cons
  * may be NULL) goes beside "error" as "data". */
 enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
 				  const char *message, const char *hint, json_t *data);
+/* The error shape written straight to a plain (not TLS) socket, with
+ * Connection: close, and the socket's sending side shut; then what the
+ * client still sends is read and dropped for up to linger_ms (a close with
+ * unread bytes would reset the connection, and the client could lose the
+ * answer). For an answer libmicrohttpd cannot queue: once a request's body
+ * is being read it takes none until the whole body is in (server.c). */
+bool pw_api_write_error_now(int fd, unsigned status, const char *reason, const char *code, const char *message,
+			    const char *hint, int linger_ms);
 /* An operation's error with the status that fits its code. */
 enum MHD_Result pw_api_send_err(struct MHD_Connection *c, const pw_err *e);
 /* The status an operation's error maps to (REFUSED 403, USAGE 400, ...). */

@@ -108,6 +108,7 @@ static bool host_allowed(const listener *l, const char *host)
 typedef struct conn_ctx {
 	pw_api_peer *peer;      /* UNIX sockets: the caller's name (peer.h) */
 	pw_api_conn *deadline;  /* deadline.h */
+	bool encoded_nul;       /* the request being read has %00 in its path or query */
 } conn_ctx;
 
 static conn_ctx *conn_of(struct MHD_Connection *c)
@@ -150,6 +151,48 @@ static void connection_event(void *cls, struct MHD_Connection *c, void **socket_
 	}
 }
 
+/* MHD's own %HH decoding, noting a decoded NUL: a C string would end
+ * there, so "/api/history/1%00" would read as operation 1 and "kind=a%00b"
+ * as "a". Such a request is refused whole (admit). */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	size_t n = MHD_http_unescape(s);
+	if (memchr(s, '\0', n)) {
+		conn_ctx *cc = conn_of(c);
+		if (cc)
+			cc->encoded_nul = true;
+	}
+	return n;
+}
+
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind, (void)value;
+	if (key && strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		(*(unsigned *)cls)++;
+	return MHD_YES;
+}
+
+/* A request that cannot be read one way only: two Host headers (RFC 9110
+ * 7.2: which would a proxy in front have checked?), an encoded NUL. Answers
+ * 400 and returns false. */
+static bool well_formed(struct MHD_Connection *c, enum MHD_Result *res)
+{
+	conn_ctx *cc = conn_of(c);
+	bool nul = cc && cc->encoded_nul;
+	if (cc)
+		cc->encoded_nul = false;
+	unsigned hosts = 0;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+	if (hosts <= 1 && !nul)
+		return true;
+	*res = pw_api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad-request",
+		nul ? "the request's path or query has an encoded NUL (%00)" : "the request has more than one Host header",
+		nul ? "ids are whole decimal numbers; no value may hold a NUL byte" : "send one Host header", NULL);
+	return false;
+}
+
 /* Who is calling; false after answering 401 (or 500) itself. */
 static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Result *res)
 {
@@ -185,19 +228,43 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 	return false;
 }
 
+#define TOO_BIG_HINT "send less, or start the server with a larger --max-body"
+
 static enum MHD_Result too_big(pw_api_server *srv, struct MHD_Connection *c)
 {
 	atomic_fetch_add(&srv->refused_limits, 1);
 	char msg[128];
 	snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", srv->cfg->max_body);
-	return pw_api_send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body-too-large", msg,
-				 "send less, or start the server with a larger --max-body", NULL);
+	return pw_api_send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body-too-large", msg, TOO_BIG_HINT, NULL);
+}
+
+/* A body without Content-Length (chunked) that outgrows --max-body while
+ * it is read. libmicrohttpd queues no answer until the whole body is in
+ * (its access handler's contract), and a chunk size of gigabytes would
+ * keep the connection until --request-timeout cut it without a word; so
+ * the 413 is written to the socket here and the connection closed
+ * (MHD_NO). On TLS the socket carries records only the library may
+ * write: there it is closed without an answer (DESIGN.md). */
+static enum MHD_Result too_big_mid_body(listener *l, struct MHD_Connection *c)
+{
+	pw_api_server *srv = l->srv;
+	atomic_fetch_add(&srv->refused_limits, 1);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (l->tls || !ci)
+		return MHD_NO;
+	char msg[128];
+	snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", srv->cfg->max_body);
+	pw_api_write_error_now(ci->connect_fd, MHD_HTTP_CONTENT_TOO_LARGE, "Content Too Large", "body-too-large", msg,
+			       TOO_BIG_HINT, 1000);
+	return MHD_NO;
 }
 
 /* The gates of a request's first call; false after answering. */
 static bool admit(listener *l, struct MHD_Connection *c, call *k, enum MHD_Result *res)
 {
 	pw_api_server *srv = l->srv;
+	if (!well_formed(c, res))
+		return false;
 	if (!l->sock.is_unix && !host_allowed(l, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"))) {
 		atomic_fetch_add(&srv->refused_auth, 1);
 		*res = pw_api_send_error(c, MHD_HTTP_FORBIDDEN, "host-not-allowed",
@@ -275,8 +342,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (k->answered || k->too_big)
 			return MHD_YES;
 		if (k->len + n > l->srv->cfg->max_body) {
-			k->too_big = true;
-			return MHD_YES;
+			k->too_big = k->answered = true;
+			answering(c);
+			return too_big_mid_body(l, c);
 		}
 		k->body = xrealloc(k->body, k->len + n + 1);
 		memcpy(k->body + k->len, upload, n);
@@ -374,13 +442,15 @@ static pw_err *start_daemon(listener *l, const char *cert, const char *key)
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
-			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_HTTPS_MEM_CERT, cert,
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+			MHD_OPTION_HTTPS_MEM_CERT, cert,
 			MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_END);
 	else
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
 			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
-			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_END);
+			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+			MHD_OPTION_END);
 	if (!l->daemon)
 		return pw_err_new(PW_ERR_FAILED, l->tls ? _("check that --tls-cert and --tls-key are a PEM pair") : NULL,
 				  _("cannot start the HTTP server on %s"), l->sock.name);

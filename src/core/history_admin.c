@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "i18n.h"
 #include "pkgdb.h"
+#include "proc.h"
 #include "xalloc.h"
 
 #include <sqlite3.h>
@@ -102,6 +103,25 @@ pw_err *pw_history_export(pw_catalog *c, const char *since, const pw_cancel *can
 
 /* ---------------------------------------------------------------- prune */
 
+/* pyward_running(host, pid, started_at): 1 while an unfinished operation's
+ * process runs, as history derives "running" (this host, the pid alive and
+ * started no later than the operation). A prune never deletes such an
+ * operation, whatever the date: it is still being written. */
+static void sql_running(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	(void)argc;
+	const char *self = sqlite3_user_data(ctx);
+	const char *host = (const char *)sqlite3_value_text(v[0]);
+	const char *started = (const char *)sqlite3_value_text(v[2]);
+	bool running = host && started && strcmp(host, self) == 0 &&
+		       pw_proc_alive_since(sqlite3_value_int64(v[1]), pw_clock_iso_to_unix(started));
+	sqlite3_result_int(ctx, running);
+}
+
+/* The operations a prune deletes: started before ?1 and ended (finished,
+ * or interrupted: their process is gone). */
+#define PRUNED "started_at < ?1 AND (outcome IS NOT NULL OR NOT pyward_running(host, pid, started_at))"
+
 static pw_err *count_before(sqlite3 *db, const char *sql, const char *before, int64_t *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -165,16 +185,23 @@ pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw
 		return pw_err_new(PW_ERR_USAGE, NULL, _("prune needs a date"));
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return db_error(db, N_("pruning the history"));
-	pw_err *e = count_before(db, "SELECT count(*) FROM operations WHERE started_at < ?1", before, &out->operations);
+	pw_err *e = NULL;
+	pw_actor self;
+	pw_catalog_actor_current(&self);
+	if (sqlite3_create_function_v2(db, "pyward_running", 3, SQLITE_UTF8, xstrdup(self.host), sql_running, NULL,
+				       NULL, free) != SQLITE_OK)
+		e = db_error(db, N_("pruning the history"));
+	if (!e)
+		e = count_before(db, "SELECT count(*) FROM operations WHERE " PRUNED, before, &out->operations);
 	if (!e)
 		e = count_before(db, "SELECT count(*) FROM attempts WHERE operation_id IN"
-				 " (SELECT id FROM operations WHERE started_at < ?1)", before, &out->attempts);
+				 " (SELECT id FROM operations WHERE " PRUNED ")", before, &out->attempts);
 	if (!e)
 		e = count_before(db, "SELECT count(*) FROM package_changes WHERE operation_id IN"
-				 " (SELECT id FROM operations WHERE started_at < ?1)", before, &out->package_changes);
+				 " (SELECT id FROM operations WHERE " PRUNED ")", before, &out->package_changes);
 	/* attempts and package_changes go with their operation (ON DELETE CASCADE). */
 	sqlite3_stmt *st = NULL;
-	if (!e && sqlite3_prepare_v2(db, "DELETE FROM operations WHERE started_at < ?1", -1, &st, NULL) != SQLITE_OK)
+	if (!e && sqlite3_prepare_v2(db, "DELETE FROM operations WHERE " PRUNED, -1, &st, NULL) != SQLITE_OK)
 		e = db_error(db, N_("pruning the history"));
 	if (!e) {
 		sqlite3_bind_text(st, 1, before, date_len(before), SQLITE_TRANSIENT);

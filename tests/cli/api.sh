@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 114
+plan 125
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -220,6 +220,33 @@ T GET "/api/history/$(J 'd["operations"][0]["id"]')"
 is "$(J 'd["operation"]["kind"], type(d["operation"]["attempts"]).__name__')" "runtime.install list" "GET /api/history/ID: the operation with its attempts"
 T GET "/api/history?limit=0"
 is "$CODE" 400 "a limit of 0: 400"
+# An empty filter is no filter (the man page's template shows them empty):
+# 400 "limit must be..." on 20c4826.
+T GET "/api/history?kind=&outcome=&since=&target=&limit="
+ALL=$(J 'len(d["operations"])')
+T GET "/api/history"
+is "$CODE $ALL" "200 $(J 'len(d["operations"])')" "empty kind=, outcome=, since=, target=, limit=: as if not given (200, the same list)"
+
+# ---- requests that read more than one way: on 20c4826 /api/history/1%00
+# was operation 1, two Host headers were answered by the first, and a
+# chunked body announcing 4 GiB was held until the timeout with no answer.
+RAW="$CLIENT --tcp $PORT --token $TOKEN raw"
+T GET /api/history/1
+is "$CODE" 200 "operation 1 is in the catalog"
+is "$($RAW "GET /api/history/1%00 HTTP/1.1\r\nHost: localhost:$PORT\r\nConnection: close\r\n\r\n")" "400 bad-request" \
+	"GET /api/history/1%00 is not operation 1: 400 bad-request"
+is "$($RAW "GET /api/history?kind=runtime.%00x HTTP/1.1\r\nHost: localhost:$PORT\r\nConnection: close\r\n\r\n")" "400 bad-request" \
+	"a %00 in a query value: 400 (it would cut the value short)"
+is "$($RAW "GET /api/runtime/python HTTP/1.1\r\nHost: localhost:$PORT\r\nHost: localhost:$PORT\r\nConnection: close\r\n\r\n")" \
+	"400 bad-request" "two Host headers (both this server): 400"
+is "$($RAW "GET /api/runtime/python HTTP/1.1\r\nHost: localhost:$PORT\r\nhost: evil.example\r\nConnection: close\r\n\r\n")" \
+	"400 bad-request" "this server's Host then another's: 400, not the first one's answer"
+is "$($RAW "POST /api/venvs HTTP/1.1\r\nHost: localhost:$PORT\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nFFFFFFFF\r\n" --body-bytes 3000)" \
+	"413 body-too-large" "a chunked body announcing 4 GiB, past --max-body: 413 body-too-large at once (TCP)"
+is "$($CLIENT --unix "$SOCK" raw "POST /api/venvs HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n7FFFFFFFFFFF\r\n" --body-bytes 5000)" \
+	"413 body-too-large" "and over the UNIX socket"
+U GET /api/runtime/python
+is "$CODE" 200 "the server still answers"
 
 # ---- environments: created and installed into through the API, with the CLI's rules
 T POST /api/venvs --data '{"path": "api-env"}'
@@ -318,6 +345,14 @@ if start_index stall stall; then
 	U DELETE "/api/venvs?path=held-env"
 	is "$CODE $(J 'd["error"]["code"], d["data"]["job"]')" "409 locked $HJOB" \
 		"DELETE /api/venvs of that environment meanwhile: 409 naming the job"
+	# The same environment named another way is the same environment (on
+	# 20c4826 its absolute path was removed under the running install).
+	U DELETE "/api/venvs?path=$WORLD/ws/held-env"
+	is "$CODE $(J 'd["error"]["code"], d["data"]["job"]')" "409 locked $HJOB" \
+		"and by its absolute path: 409 too (paths compared resolved and confined)"
+	U POST /api/venvs/install --data '{"venv": "./held-env", "packages": ["pwtest-beta"]}'
+	is "$CODE $(J 'd["error"]["code"], d["data"]["job"]')" "409 locked $HJOB" \
+		"an install into ./held-env meanwhile: 409 naming the job"
 	ok "the environment is still there" test -x "$WORLD/ws/held-env/bin/python"
 	U DELETE "/api/jobs/$HJOB"
 	$CLIENT --unix "$SOCK" follow "$HJOB" > "$WORLD/held.sse" 2>&1
@@ -329,7 +364,7 @@ if start_index stall stall; then
 	is "$CODE" 200 "once it has ended, the environment is removed"
 	stop_serve "$STALL"
 else
-	for _d in "install waits" "remove refused" "env kept" "cancelled" "ended job" "removed after"; do
+	for _d in "install waits" "remove refused" "absolute path refused" "./ install refused" "env kept" "cancelled" "ended job" "removed after"; do
 		_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $_d: could not start the stalling index"
 	done
 fi

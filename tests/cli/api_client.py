@@ -11,6 +11,11 @@
     api_client.py ... wait-stage JOB [--stage NAME]
         Read the stream until the first progress event of stage NAME (default
         probe); print its id. Exit 0 when one came.
+    api_client.py ... raw HEAD [--body-bytes N]
+        Send HEAD (a request line and headers, "\\r\\n" written as such;
+        with --tcp the token's Authorization header is added) and then N bytes
+        of "x", and print the answer's status and its JSON error code, or
+        "no answer" when none came within 8 s.
 """
 import argparse
 import http.client
@@ -100,17 +105,50 @@ def wait_stage(args):
     return 1
 
 
+def raw(args):
+    head = args.job.replace("\\r\\n", "\r\n")
+    if args.tcp:
+        s = socket.create_connection(("127.0.0.1", args.tcp))
+        head = head.replace("\r\n\r\n", "\r\nAuthorization: Bearer %s\r\n\r\n" % args.token, 1)
+    else:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(args.unix)
+    s.settimeout(8)
+    answer = b""
+    try:
+        s.sendall(head.encode("latin-1") + b"x" * args.body_bytes)
+        while True:
+            part = s.recv(65536)
+            if not part:
+                break
+            answer += part
+    except OSError:
+        pass
+    if not answer:
+        print("no answer")
+        return 1
+    top, _, body = answer.partition(b"\r\n\r\n")
+    status = top.split(b" ")[1].decode()
+    try:
+        code = json.loads(body)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        code = "not-json"
+    print(status, code)
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--unix")
     p.add_argument("--tcp", type=int)
     p.add_argument("--token")
-    p.add_argument("command", choices=["follow", "wait-progress", "wait-stage"])
+    p.add_argument("command", choices=["follow", "wait-progress", "wait-stage", "raw"])
     p.add_argument("job")
     p.add_argument("--last-event-id", type=int, default=0)
     p.add_argument("--stage", default="probe")
+    p.add_argument("--body-bytes", type=int, default=0)
     args = p.parse_args()
-    return {"follow": follow, "wait-progress": wait_progress, "wait-stage": wait_stage}[args.command](args)
+    return {"follow": follow, "wait-progress": wait_progress, "wait-stage": wait_stage, "raw": raw}[args.command](args)
 
 
 if __name__ == "__main__":

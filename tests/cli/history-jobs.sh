@@ -15,7 +15,7 @@ P() { run --box-root "$WORLD/box" "$@"; }
 J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 DB="$WORLD/box/catalog.sqlite3"
 Q() { sqlite3 "$DB" "$1"; }
-plan 15
+plan 18
 
 # A catalog of pyward's own making (the prune of nothing records itself).
 P history prune --before 2000-01-01 --yes
@@ -92,3 +92,19 @@ is "$(J 'd["operations"], d["api_jobs"]')" "1 1" "a job goes when its operation 
 kill "$LIVE"; wait "$LIVE" 2>/dev/null
 P history prune --before 2026-06-01 --yes --json
 is "$(J 'd["api_jobs"]') $(Q 'SELECT group_concat(id) FROM api_jobs')" "1 104" "once its server is gone, the running job reads interrupted and goes"
+
+# ---- a date in the future: what is still running stays (on 20c4826 the
+# running operation was deleted, and its job later named a gone operation)
+sleep 300 & LIVE=$!
+sleep 1
+NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+Q "INSERT INTO operations (kind, target, args, started_at, user, uid, host, pid, pyward_version)
+	VALUES ('venv.install', 'still-running', 'a', '$NOW', 'x', 0, '$HOST', $LIVE, '0')"
+Q "INSERT INTO operations (kind, target, args, started_at, user, uid, host, pid, pyward_version)
+	VALUES ('venv.install', 'interrupted', 'a', '2026-01-06T00:00:00.000Z', 'x', 0, '$HOST', 999999999, '0')"
+job 109 2026-01-07T00:00:00.000Z running NULL "$HOST" "$LIVE" "$(awk '{print $22}' "/proc/$LIVE/stat")"
+P history prune --before 2999-01-01 --yes --json
+is "$RC" 0 "a prune dated in the future exits 0"
+is "$(Q "SELECT group_concat(target) FROM operations WHERE kind = 'venv.install'")" "still-running" \
+	"it keeps the operation whose process still runs and deletes the interrupted one"
+is "$(Q 'SELECT group_concat(id) FROM api_jobs')" "109" "and keeps the job a live server runs"
