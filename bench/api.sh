@@ -141,6 +141,19 @@ fixed() {
 	echo "$name fixed $5 $6 $8 $9 ${10} ${11} ${13} $(cut -d' ' -f1 /proc/loadavg)"
 }
 
+# fixed_rounds: each line of standard input ("NAME PORT PATH [HEADER]") at
+# the fixed load in turn, ROUNDS times, so the rounds interleave them.
+fixed_rounds() {
+	specs=$(cat)
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		printf '%s\n' "$specs" | while read -r name p path header; do
+			fixed "$name" "$p" "$path" ${header:+"$header"} </dev/null
+		done
+		r=$((r + 1))
+	done
+}
+
 # ---- a process per request: sequential, like a cron job or a scrape wrapper
 per_process() {
 	n=$1
@@ -188,16 +201,8 @@ EOF
 	echo "# this build: $py; base: $base"
 	echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
 	echo "# name load req/s p50_ms p99_ms p99.9_ms max_ms client_late_p99_ms sent_to_answer_p99_ms load1"
-	{
-		r=1
-		while [ "$r" -le "$rounds" ]; do
-			fixed list-new "$port" /api/jobs "$auth"
-			fixed list-base "$bport" /api/jobs "$auth"
-			fixed one-new "$port" "/api/jobs/$jid" "$auth"
-			fixed one-base "$bport" "/api/jobs/$jid" "$auth"
-			r=$((r + 1))
-		done
-	} | tee "$WORLD/fixed"
+	printf '%s\n' "list-new $port /api/jobs $auth" "list-base $bport /api/jobs $auth" \
+		"one-new $port /api/jobs/$jid $auth" "one-base $bport /api/jobs/$jid $auth" | fixed_rounds | tee "$WORLD/fixed"
 	echo "# max: wrk -t2 -c10 -d${secs}s, each twice, interleaved; name load req/s p50_ms p99_ms load1"
 	{
 		for r in 1 2; do
@@ -232,14 +237,7 @@ echo "# GET /api/runtime/python: $bytes bytes of JSON; $(nproc) cores; nice $(ni
 echo "# fixed: $rate req/s, 10 connections, ${secs}s (1s warm-up not counted), $rounds rounds interleaved"
 echo "# name load req/s p50_ms p99_ms p99.9_ms max_ms client_late_p99_ms sent_to_answer_p99_ms load1"
 auth="Authorization: Bearer $token"
-{
-	r=1
-	while [ "$r" -le "$rounds" ]; do
-		fixed pyward-serve "$port" /api/runtime/python "$auth"
-		fixed nginx "$nport" /status.json
-		r=$((r + 1))
-	done
-} | tee "$WORLD/fixed"
+printf '%s\n' "pyward-serve $port /api/runtime/python $auth" "nginx $nport /status.json" | fixed_rounds | tee "$WORLD/fixed"
 echo "# max: wrk -t2 -c10 -d${secs}s"
 echo "# name load req/s p50_ms p99_ms"
 {
