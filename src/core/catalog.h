@@ -22,7 +22,7 @@
 
 typedef struct pw_catalog pw_catalog;
 
-#define PW_CATALOG_SCHEMA_VERSION 6
+#define PW_CATALOG_SCHEMA_VERSION 7
 
 typedef enum pw_catalog_mode {
 	PW_CATALOG_READ_ONLY,  /* never creates or migrates; missing file = empty history */

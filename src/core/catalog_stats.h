@@ -1,7 +1,9 @@
 /*
  * Counts over the catalog for monitoring (the HTTP API's /metrics):
  * operations by kind and outcome, attempts by class, the last runtime
- * verification. Read only; one read transaction.
+ * verification. Read only, from the counters the catalog keeps (schema 7:
+ * counted as they happen, not lowered by a prune), so a read costs the same
+ * at any size; the unfinished operations are read and judged.
  */
 #ifndef PW_CATALOG_STATS_H
 #define PW_CATALOG_STATS_H
@@ -19,7 +21,7 @@ typedef struct pw_stat_count {
 } pw_stat_count;
 
 typedef struct pw_catalog_stats {
-	pw_stat_count *ops;       /* outcomes as history shows them: running/interrupted derived */
+	pw_stat_count *ops;       /* stored outcomes counted, running/interrupted derived now */
 	size_t op_count;
 	pw_stat_count *attempts;
 	size_t attempt_count;

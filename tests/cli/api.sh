@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 125
+plan 127
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -430,6 +430,13 @@ else
 fi
 
 like "$BODY" 'pyward_audit_events_total [1-9]' "the server counts the audit events it sent"
+# The counts are counters the catalog keeps as operations finish: a prune
+# deletes rows, not what happened (on 20c4826 they fell with the rows, which
+# Prometheus reads as a counter reset).
+run --box-root "$BOX" history prune --before 2999-01-01 --yes
+U GET /metrics
+like "$BODY" 'pyward_operations_total\{kind="runtime.install",outcome="ok"\} 1' "after a prune of every operation the counters still count them"
+like "$BODY" 'pyward_runtime_verify_ok 1' "and the last verify is still known"
 
 # ---- rollback with nothing to roll back to, then remove (consent in the query)
 T POST /api/runtime/python/rollback

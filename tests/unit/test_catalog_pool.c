@@ -135,7 +135,10 @@ static void test_migrated(void **state)
 	pw_catalog_close(&w);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE api_jobs; DROP INDEX operations_target; PRAGMA user_version = 4; PRAGMA wal_checkpoint(TRUNCATE)",
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE api_jobs; DROP INDEX operations_target; DROP TABLE operation_counts;"
+				      " DROP TABLE attempt_counts; DROP TABLE last_finished; DROP TRIGGER operations_count_insert;"
+				      " DROP TRIGGER operations_count_finish; DROP TRIGGER attempts_count_insert;"
+				      " PRAGMA user_version = 4; PRAGMA wal_checkpoint(TRUNCATE)",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 2);
