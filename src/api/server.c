@@ -45,7 +45,6 @@ typedef struct listener {
 typedef struct call {
 	char *body;
 	size_t len;
-	bool too_big;
 	bool answered;
 	pw_actor actor;
 } call;
@@ -302,8 +301,6 @@ static void answering(struct MHD_Connection *c)
 static enum MHD_Result finish(listener *l, struct MHD_Connection *c, const char *url, const char *method,
 			      call *k)
 {
-	if (k->too_big)
-		return too_big(l->srv, c);
 	pw_api_request r = {
 		.srv = l->srv,
 		.conn = c,
@@ -339,10 +336,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_size) {
 		size_t n = *upload_size;
 		*upload_size = 0;
-		if (k->answered || k->too_big)
+		if (k->answered)
 			return MHD_YES;
 		if (k->len + n > l->srv->cfg->max_body) {
-			k->too_big = k->answered = true;
+			k->answered = true;
 			answering(c);
 			return too_big_mid_body(l, c);
 		}
