@@ -74,7 +74,7 @@ static void runtime_metrics(FILE *f, const char *box_root, const pw_catalog_stat
 
 static void catalog_metrics(FILE *f, const pw_catalog_stats *st)
 {
-	head(f, "pyward_operations_total", "counter", "Operations finished, by kind and outcome, as the catalog counted them (a prune does not lower it); interrupted: those in the catalog now.");
+	head(f, "pyward_operations_total", "counter", "Finished operations in the catalog, by kind and outcome.");
 	for (size_t i = 0; i < st->op_count; i++) {
 		if (strcmp(st->ops[i].key2, PW_OUTCOME_RUNNING) == 0)
 			continue;
@@ -92,7 +92,7 @@ static void catalog_metrics(FILE *f, const pw_catalog_stats *st)
 		put_value(f, st->ops[i].key);
 		fprintf(f, "} %lld\n", (long long)st->ops[i].count);
 	}
-	head(f, "pyward_attempts_total", "counter", "pip attempts recorded, by class, as the catalog counted them.");
+	head(f, "pyward_attempts_total", "counter", "pip attempts in the catalog, by class.");
 	for (size_t i = 0; i < st->attempt_count; i++) {
 		fputs("pyward_attempts_total{class=", f);
 		put_value(f, st->attempts[i].key);

@@ -43,6 +43,14 @@
 #define HINT_DAMAGED _("the catalog is damaged; move it and its -wal and -shm files aside (pyward starts a new one) or restore a backup")
 #define HINT_NEWER _("it was created by a newer pyward; upgrade pyward or choose another box root with --box-root")
 
+/* A finished operation becomes its kind's last when it finished later than
+ * the one named, or at the same time with a higher id (schema 7). */
+#define LAST_FINISHED_NEW \
+	" INSERT INTO last_finished SELECT NEW.kind, NEW.id, NEW.finished_at, NEW.outcome WHERE NEW.finished_at IS NOT NULL" \
+	"  ON CONFLICT (kind) DO UPDATE SET operation_id = excluded.operation_id, finished_at = excluded.finished_at," \
+	"  outcome = excluded.outcome WHERE excluded.finished_at > last_finished.finished_at" \
+	"  OR (excluded.finished_at = last_finished.finished_at AND excluded.operation_id > last_finished.operation_id);"
+
 /* Schema steps: migrations[v] takes a catalog from version v-1 to v. */
 static const char *const migrations[] = {
 	[1] =
@@ -186,12 +194,15 @@ static const char *const migrations[] = {
 	[6] = "CREATE INDEX operations_target ON operations(target, started_at);",
 	/* Counters kept by the catalog itself, so /metrics reads a few rows
 	 * instead of grouping every operation and attempt (11 s at a million):
-	 * operations by kind and stored outcome as they finish, attempts by
-	 * class as they are recorded, and each kind's last finished operation
-	 * (the last runtime.verify). Triggers keep them, so every writer counts,
-	 * whatever module wrote the row. They count what happened: a prune does
-	 * not lower them (a Prometheus counter must not go down). Filled once
-	 * here from the rows the catalog holds, in the migration's transaction. */
+	 * finished operations by kind and stored outcome, attempts by class, and
+	 * each kind's last finished operation (the last runtime.verify). They
+	 * always say what counting the rows says: triggers add a row's count in
+	 * the transaction that inserts or finishes it and take it away in the one
+	 * that deletes it (a prune, and the attempts that go with an operation),
+	 * whichever module or tool wrote the row. Filled once here from the rows
+	 * the file holds, inside the one migration transaction. The last finished
+	 * is by (finished_at, id), as history orders; when the row it names is
+	 * deleted, the kind's next is looked up (the kind index, that kind only). */
 	[7] =
 	"CREATE TABLE operation_counts (kind TEXT NOT NULL, outcome TEXT NOT NULL, n INTEGER NOT NULL,"
 	" PRIMARY KEY (kind, outcome)) WITHOUT ROWID;"
@@ -201,26 +212,36 @@ static const char *const migrations[] = {
 	"INSERT INTO operation_counts SELECT kind, outcome, count(*) FROM operations"
 	" WHERE outcome IS NOT NULL GROUP BY kind, outcome;"
 	"INSERT INTO attempt_counts SELECT class, count(*) FROM attempts GROUP BY class;"
-	/* max() makes SQLite take the other columns from that row. */
-	"INSERT INTO last_finished SELECT kind, id, max(finished_at), outcome FROM operations"
-	" WHERE outcome IS NOT NULL AND finished_at IS NOT NULL GROUP BY kind;"
+	"INSERT INTO last_finished SELECT o.kind, o.id, o.finished_at, o.outcome"
+	" FROM (SELECT DISTINCT kind FROM operations) k JOIN operations o ON o.id ="
+	" (SELECT id FROM operations WHERE kind = k.kind AND outcome IS NOT NULL AND finished_at IS NOT NULL"
+	"  ORDER BY finished_at DESC, id DESC LIMIT 1);"
 	"CREATE TRIGGER operations_count_insert AFTER INSERT ON operations WHEN NEW.outcome IS NOT NULL BEGIN"
 	" INSERT INTO operation_counts VALUES (NEW.kind, NEW.outcome, 1)"
 	"  ON CONFLICT (kind, outcome) DO UPDATE SET n = n + 1;"
-	" INSERT INTO last_finished SELECT NEW.kind, NEW.id, NEW.finished_at, NEW.outcome WHERE NEW.finished_at IS NOT NULL"
-	"  ON CONFLICT (kind) DO UPDATE SET operation_id = excluded.operation_id, finished_at = excluded.finished_at,"
-	"  outcome = excluded.outcome WHERE excluded.finished_at >= last_finished.finished_at;"
+	LAST_FINISHED_NEW
 	" END;"
 	"CREATE TRIGGER operations_count_finish AFTER UPDATE OF outcome ON operations"
 	" WHEN OLD.outcome IS NULL AND NEW.outcome IS NOT NULL BEGIN"
 	" INSERT INTO operation_counts VALUES (NEW.kind, NEW.outcome, 1)"
 	"  ON CONFLICT (kind, outcome) DO UPDATE SET n = n + 1;"
-	" INSERT INTO last_finished SELECT NEW.kind, NEW.id, NEW.finished_at, NEW.outcome WHERE NEW.finished_at IS NOT NULL"
-	"  ON CONFLICT (kind) DO UPDATE SET operation_id = excluded.operation_id, finished_at = excluded.finished_at,"
-	"  outcome = excluded.outcome WHERE excluded.finished_at >= last_finished.finished_at;"
+	LAST_FINISHED_NEW
+	" END;"
+	"CREATE TRIGGER operations_count_delete AFTER DELETE ON operations WHEN OLD.outcome IS NOT NULL BEGIN"
+	" UPDATE operation_counts SET n = n - 1 WHERE kind = OLD.kind AND outcome = OLD.outcome;"
+	" DELETE FROM operation_counts WHERE kind = OLD.kind AND outcome = OLD.outcome AND n <= 0;"
+	" DELETE FROM last_finished WHERE kind = OLD.kind AND operation_id = OLD.id;"
+	" INSERT INTO last_finished SELECT kind, id, finished_at, outcome FROM operations"
+	"  WHERE kind = OLD.kind AND outcome IS NOT NULL AND finished_at IS NOT NULL"
+	"  AND NOT EXISTS (SELECT 1 FROM last_finished WHERE kind = OLD.kind)"
+	"  ORDER BY finished_at DESC, id DESC LIMIT 1;"
 	" END;"
 	"CREATE TRIGGER attempts_count_insert AFTER INSERT ON attempts BEGIN"
 	" INSERT INTO attempt_counts VALUES (NEW.class, 1) ON CONFLICT (class) DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER attempts_count_delete AFTER DELETE ON attempts BEGIN"
+	" UPDATE attempt_counts SET n = n - 1 WHERE class = OLD.class;"
+	" DELETE FROM attempt_counts WHERE class = OLD.class AND n <= 0;"
 	" END;",
 };
 
@@ -258,8 +279,10 @@ static const char *const read_only_shims[] = {
 	"CREATE TEMP VIEW operation_counts AS SELECT kind, outcome, count(*) AS n FROM main.operations"
 	" WHERE outcome IS NOT NULL GROUP BY kind, outcome;"
 	"CREATE TEMP VIEW attempt_counts AS SELECT class, count(*) AS n FROM main.attempts GROUP BY class;"
-	"CREATE TEMP VIEW last_finished AS SELECT kind, id AS operation_id, max(finished_at) AS finished_at, outcome"
-	" FROM main.operations WHERE outcome IS NOT NULL AND finished_at IS NOT NULL GROUP BY kind;",
+	"CREATE TEMP VIEW last_finished AS SELECT o.kind, o.id AS operation_id, o.finished_at, o.outcome"
+	" FROM (SELECT DISTINCT kind FROM main.operations) k JOIN main.operations o ON o.id ="
+	" (SELECT id FROM main.operations WHERE kind = k.kind AND outcome IS NOT NULL AND finished_at IS NOT NULL"
+	"  ORDER BY finished_at DESC, id DESC LIMIT 1);",
 };
 
 _Static_assert(sizeof read_only_shims / sizeof read_only_shims[0] == PW_CATALOG_SCHEMA_VERSION + 1,
