@@ -137,7 +137,7 @@ static void test_migrated(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE api_jobs; DROP INDEX operations_target; DROP TABLE operation_counts;"
 				      " DROP TABLE attempt_counts; DROP TABLE last_finished; DROP TRIGGER operations_count_insert;"
-				      " DROP TRIGGER operations_count_finish; DROP TRIGGER attempts_count_insert;"
+				      " DROP TRIGGER operations_count_finish; DROP TRIGGER operations_count_delete; DROP TRIGGER last_finished_delete; DROP INDEX operations_kind_finished; DROP TRIGGER attempts_count_delete; DROP TRIGGER attempts_count_insert;"
 				      " PRAGMA user_version = 4; PRAGMA wal_checkpoint(TRUNCATE)",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);

@@ -304,8 +304,9 @@ static void test_last_finished_tie_takes_the_higher_id(void **state)
  * fills the counters from the same rows, and counts on from there. */
 static const char V7_OBJECTS[] =
 	"DROP TRIGGER operations_count_insert; DROP TRIGGER operations_count_finish;"
-	" DROP TRIGGER operations_count_delete; DROP TRIGGER attempts_count_insert; DROP TRIGGER attempts_count_delete; DROP TABLE operation_counts; DROP TABLE attempt_counts;"
-	" DROP TABLE last_finished; PRAGMA user_version = 6;";
+	" DROP TRIGGER operations_count_delete; DROP TRIGGER last_finished_delete; DROP INDEX operations_kind_finished;"
+	" DROP TRIGGER attempts_count_insert; DROP TRIGGER attempts_count_delete; DROP TABLE operation_counts;"
+	" DROP TABLE attempt_counts; DROP TABLE last_finished; PRAGMA user_version = 6;";
 
 static void test_older_catalog_filled_once(void **state)
 {
