@@ -140,6 +140,18 @@ static enum MHD_Result consent_required(pw_api_request *r, pw_ops_ctx *c, pw_run
 				 "read data.consent, then POST again with {\"consent\": true}", data);
 }
 
+/* An endpoint that takes no members still reads its body: bytes that are
+ * not a JSON object (invalid UTF-8, nesting past the parser's depth) or a
+ * member it does not know are refused 400, not ignored. */
+static bool empty_body(pw_api_request *r, enum MHD_Result *res)
+{
+	static const char *const none[] = { NULL };
+	json_t *body = pw_api_body(r, res);
+	bool ok = body && pw_api_members_known(r, body, none, res);
+	json_decref(body);
+	return ok;
+}
+
 enum MHD_Result pw_api_runtime_install(pw_api_request *r)
 {
 	static const char *const known[] = { "consent", "version", NULL };
@@ -181,6 +193,9 @@ enum MHD_Result pw_api_runtime_install(pw_api_request *r)
 
 enum MHD_Result pw_api_runtime_verify(pw_api_request *r)
 {
+	enum MHD_Result refused = MHD_NO;
+	if (!empty_body(r, &refused))
+		return refused;
 	pw_ops_ctx c;
 	pw_api_request_ctx(r, &c);
 	pw_op_runtime_verify_result res = { 0 };
@@ -192,6 +207,9 @@ enum MHD_Result pw_api_runtime_verify(pw_api_request *r)
 
 enum MHD_Result pw_api_runtime_rollback(pw_api_request *r)
 {
+	enum MHD_Result refused = MHD_NO;
+	if (!empty_body(r, &refused))
+		return refused;
 	pw_ops_ctx c;
 	pw_api_request_ctx(r, &c);
 	pw_op_runtime_rollback_result res = { 0 };

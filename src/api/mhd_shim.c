@@ -41,8 +41,8 @@
 	V(MHD_destroy_response, (struct MHD_Response * r), (r))                                     \
 	X(const union MHD_DaemonInfo *, MHD_get_daemon_info,                                         \
 	  (struct MHD_Daemon * d, enum MHD_DaemonInfoType t, ...), (d, t), NULL)                      \
-	X(int, MHD_get_connection_values,                                                             \
-	  (struct MHD_Connection * c, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *it_cls), \
+	X(int, MHD_get_connection_values_n,                                                           \
+	  (struct MHD_Connection * c, enum MHD_ValueKind kind, MHD_KeyValueIteratorN it, void *it_cls), \
 	  (c, kind, it, it_cls), -1)                                                                  \
 	X(size_t, MHD_http_unescape, (char *val), (val), 0)
 

@@ -32,9 +32,22 @@ enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, cons
 	return ok;
 }
 
+json_t *pw_api_with_schema(json_t *body)
+{
+	if (!body)
+		body = json_object();
+	if (!json_is_object(body) || json_object_get(body, "schema"))
+		return body;
+	json_t *out = json_pack("{s:i}", "schema", PW_API_SCHEMA);
+	json_object_update(out, body);
+	json_decref(body);
+	return out;
+}
+
 enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location)
 {
-	char *text = json_dumps(body ? body : json_object(), JSON_COMPACT | JSON_ENSURE_ASCII);
+	body = pw_api_with_schema(body);
+	char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(body);
 	if (!text)
 		return MHD_NO;
@@ -52,10 +65,25 @@ enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json
 	return ok;
 }
 
+/* A message as a JSON string. One built with a caller's text cut at a
+ * byte count ("%.100s") may end inside a UTF-8 sequence, which jansson
+ * refuses, and the whole error shape would go: the cut sequence is dropped. */
+static json_t *text_value(const char *s)
+{
+	size_t n = strlen(s);
+	for (int cut = 0; cut < 4 && n > 0; cut++, n--) {
+		json_t *v = json_stringn(s, n);
+		if (v)
+			return v;
+	}
+	return json_string(n ? "(a message that is not UTF-8)" : "");
+}
+
 enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
 				  const char *message, const char *hint, json_t *data)
 {
-	json_t *err = json_pack("{s:s, s:s, s:s?}", "code", code, "message", message ? message : "", "hint", hint);
+	json_t *err = json_pack("{s:s, s:o, s:s?}", "code", code, "message", text_value(message ? message : ""), "hint",
+				hint);
 	json_t *body = json_pack("{s:o}", "error", err);
 	if (data)
 		json_object_set_new(body, "data", data);
@@ -98,7 +126,8 @@ static void drain(int fd, int64_t until_ms)
 bool pw_api_write_error_now(int fd, unsigned status, const char *reason, const char *code, const char *message,
 			    const char *hint, int linger_ms)
 {
-	json_t *body = json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message", message, "hint", hint);
+	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s?}}", "schema", PW_API_SCHEMA, "error", "code", code, "message",
+				 message, "hint", hint);
 	char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(body);
 	if (!text)

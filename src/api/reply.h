@@ -14,7 +14,13 @@
 
 #include <stdbool.h>
 
-/* Queue body (stolen; NULL: {}) with status; location may be NULL. */
+/* The version of the answers' JSON shapes: every JSON answer of the API,
+ * errors included, carries it as "schema", like the CLI's --json. */
+#define PW_API_SCHEMA 1
+/* body (stolen; NULL: {}) with "schema" first when it is an object without
+ * one. */
+json_t *pw_api_with_schema(json_t *body);
+/* Queue body (stolen; NULL: {}, "schema" added) with status; location may be NULL. */
 enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location);
 /* Queue text with a content type (copied). */
 enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, const char *type, const char *text,

@@ -76,7 +76,7 @@ static bool matches(const char *pattern, const char *path, int64_t *id)
 
 static enum MHD_Result not_allowed(pw_api_request *r, const char *allow)
 {
-	json_t *body = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", "method-not-allowed", "message",
+	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s}}", "schema", PW_API_SCHEMA, "error", "code", "method-not-allowed", "message",
 				 "this path does not take that method", "hint", allow);
 	char *text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);

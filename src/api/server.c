@@ -165,30 +165,60 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	return n;
 }
 
-static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+typedef struct header_scan {
+	unsigned hosts;
+	bool bad; /* a name that is not a token, a value with a control byte */
+} header_scan;
+
+/* RFC 9110 5.1: a field name is a token. */
+static bool token_char(unsigned char ch)
 {
-	(void)kind, (void)value;
-	if (key && strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
-		(*(unsigned *)cls)++;
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+/* Each header as libmicrohttpd split it, with its length (a NUL inside
+ * would end a C string early). */
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				   const char *value, size_t value_size)
+{
+	(void)kind;
+	header_scan *h = cls;
+	if (key && key_size == 4 && strncasecmp(key, MHD_HTTP_HEADER_HOST, 4) == 0)
+		h->hosts++;
+	h->bad |= !key || key_size == 0;
+	for (size_t i = 0; key && i < key_size; i++)
+		h->bad |= !token_char((unsigned char)key[i]);
+	/* RFC 9110 5.5: no CR, LF or NUL in a value, nor (RFC 9112 5) other
+	 * controls but HTAB: a proxy in front may read them otherwise. */
+	for (size_t i = 0; value && i < value_size; i++) {
+		unsigned char ch = (unsigned char)value[i];
+		h->bad |= (ch < 0x20 && ch != '\t') || ch == 0x7f;
+	}
 	return MHD_YES;
 }
 
 /* A request that cannot be read one way only: two Host headers (RFC 9110
- * 7.2: which would a proxy in front have checked?), an encoded NUL. Answers
- * 400 and returns false. */
+ * 7.2: which would a proxy in front have checked?), an encoded NUL, a
+ * header whose name is not a token or whose value holds control bytes
+ * (libmicrohttpd passes them on). Answers 400 and returns false. */
 static bool well_formed(struct MHD_Connection *c, enum MHD_Result *res)
 {
 	conn_ctx *cc = conn_of(c);
 	bool nul = cc && cc->encoded_nul;
 	if (cc)
 		cc->encoded_nul = false;
-	unsigned hosts = 0;
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
-	if (hosts <= 1 && !nul)
+	header_scan h = { 0 };
+	MHD_get_connection_values_n(c, MHD_HEADER_KIND, scan_header, &h);
+	if (h.hosts <= 1 && !nul && !h.bad)
 		return true;
-	*res = pw_api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad-request",
-		nul ? "the request's path or query has an encoded NUL (%00)" : "the request has more than one Host header",
-		nul ? "ids are whole decimal numbers; no value may hold a NUL byte" : "send one Host header", NULL);
+	const char *msg = nul ? "the request's path or query has an encoded NUL (%00)"
+		: h.bad ? "a header's name is not a token, or its value holds control bytes"
+		: "the request has more than one Host header";
+	const char *hint = nul ? "ids are whole decimal numbers; no value may hold a NUL byte"
+		: h.bad ? "send header names of letters, digits and !#$%&'*+-.^_`|~, values without control bytes"
+		: "send one Host header";
+	*res = pw_api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad-request", msg, hint, NULL);
 	return false;
 }
 
@@ -215,7 +245,7 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 		return true;
 	}
 	atomic_fetch_add(&l->srv->refused_auth, 1);
-	json_t *body = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", "unauthorized", "message",
+	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s}}", "schema", PW_API_SCHEMA, "error", "code", "unauthorized", "message",
 		"a valid bearer token is required", "hint", "send Authorization: Bearer TOKEN with a token from the server's --token-file");
 	char *text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);

@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 127
+plan 128
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -437,6 +437,14 @@ run --box-root "$BOX" history prune --before 2999-01-01 --yes
 U GET /metrics
 unlike "$BODY" 'pyward_operations_total\{kind="runtime.install"' "after a prune of every operation its counts went with its rows"
 like "$BODY" 'pyward_operations_total\{kind="history.prune",outcome="ok"\} 1' "and the prune's own record is counted"
+if command -v promtool >/dev/null 2>&1; then
+	printf '%s\n' "$BODY" > "$WORLD/metrics-pruned.txt"
+	promtool check metrics < "$WORLD/metrics-pruned.txt" > "$WORLD/promtool.out" 2>&1
+	is "$?" 0 "promtool check metrics accepts it after the prune too"
+	sed 's/^/# promtool: /' "$WORLD/promtool.out" | head -n 10
+else
+	echo "ok $((_tap_n + 1)) # SKIP promtool not installed (Debian package prometheus)"; _tap_n=$((_tap_n + 1))
+fi
 
 # ---- rollback with nothing to roll back to, then remove (consent in the query)
 T POST /api/runtime/python/rollback
