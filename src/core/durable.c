@@ -218,3 +218,58 @@ pw_err *pw_durable_sync_tree(const char *root, bool skip_linked)
 	free(b);
 	return e;
 }
+
+struct pw_durable_set {
+	struct pending *p;
+	size_t n, cap;
+};
+
+pw_durable_set *pw_durable_set_new(void)
+{
+	return xcalloc(1, sizeof(pw_durable_set));
+}
+
+void pw_durable_set_add(pw_durable_set *s, int fd, bool data, const char *shown)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->p = xrealloc(s->p, s->cap * sizeof *s->p);
+	}
+	s->p[s->n++] = (struct pending){ .fd = fd, .data = data, .shown = xstrdup(shown) };
+}
+
+/* Called once everything added is made: in batches of SYNC_BATCH (the
+ * descriptors are already open, so the order does not matter). */
+pw_err *pw_durable_set_flush(pw_durable_set *s)
+{
+	struct batch *b = xcalloc(1, sizeof *b);
+	pthread_mutex_init(&b->mu, NULL);
+	pw_err *e = NULL;
+	size_t i = 0;
+	while (i < s->n) {
+		while (i < s->n && b->n < SYNC_BATCH)
+			b->p[b->n++] = s->p[i++];
+		pw_err *f = run_batch(b); /* closes them */
+		if (!e)
+			e = f;
+		else
+			pw_err_free(f);
+	}
+	s->n = 0;
+	pthread_mutex_destroy(&b->mu);
+	free(b);
+	return e;
+}
+
+void pw_durable_set_free(pw_durable_set **s)
+{
+	if (!s || !*s)
+		return;
+	for (size_t i = 0; i < (*s)->n; i++) {
+		close((*s)->p[i].fd);
+		free((*s)->p[i].shown);
+	}
+	free((*s)->p);
+	free(*s);
+	*s = NULL;
+}

@@ -31,4 +31,17 @@ pw_err *pw_durable_sync_fs(const char *path);
  * deep is an error (nothing below that depth would be flushed). */
 pw_err *pw_durable_sync_tree(const char *root, bool skip_linked);
 
+/* Flushes of things a caller made itself and holds open, made together
+ * when it is done making them (the same threads as pw_durable_sync_tree,
+ * without walking the tree to find them again). */
+typedef struct pw_durable_set pw_durable_set;
+pw_durable_set *pw_durable_set_new(void);
+/* fd is the set's from now on (closed by flush or free); data: a file
+ * (fdatasync), else a folder (fsync); shown names it in an error. */
+void pw_durable_set_add(pw_durable_set *s, int fd, bool data, const char *shown);
+/* Flush and close every descriptor added; the first failure is the error. */
+pw_err *pw_durable_set_flush(pw_durable_set *s);
+/* Close what is left unflushed and free the set. */
+void pw_durable_set_free(pw_durable_set **s);
+
 #endif

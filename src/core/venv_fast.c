@@ -177,20 +177,36 @@ static char *join(const char *a, const char *b)
 /* This route cannot serve the request; the caller takes `-m venv`. */
 #define unsupported(...) pw_err_new(PW_ERR_NOTFOUND, NULL, __VA_ARGS__)
 
-/* Create dir/name (it must not exist) with data and exactly mode. */
-static pw_err *write_new_at(int dir, const char *shown, const char *name, const void *data, size_t len,
-			    mode_t mode)
+/* Create dir/name (it must not exist) with data and exactly mode; it is
+ * flushed with the rest of the tree (made: takes the open descriptor). */
+static pw_err *write_new_at(pw_durable_set *made, int dir, const char *shown, const char *name, const void *data,
+			    size_t len, mode_t mode)
 {
 	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), shown, name);
 	bool ok = pw_write_all(fd, data, len) == 0 && fchmod(fd, mode) == 0;
 	int saved = errno;
-	if (close(fd) < 0 && ok) {
-		ok = false;
-		saved = errno;
+	if (ok) {
+		char *path = xasprintf("%s/%s", shown, name);
+		pw_durable_set_add(made, fd, true, path);
+		free(path);
+		return NULL;
 	}
-	return ok ? NULL : pw_err_errno(PW_ERR_IO, saved, NULL, _("cannot write %s/%s"), shown, name);
+	close(fd);
+	return pw_err_errno(PW_ERR_IO, saved, NULL, _("cannot write %s/%s"), shown, name);
+}
+
+/* Make dir/rel, a folder, and hand it to made to be flushed. */
+static pw_err *make_dir_at(pw_durable_set *made, int dir, const char *shown, const char *rel)
+{
+	int fd = mkdirat(dir, rel, 0777) < 0 ? -1 : openat(dir, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), shown, rel);
+	char *path = xasprintf("%s/%s", shown, rel);
+	pw_durable_set_add(made, fd, false, path);
+	free(path);
+	return NULL;
 }
 
 /* A whole small file, NUL-terminated; NULL when missing, not a regular
@@ -762,6 +778,7 @@ struct writer {
 	json_t *facts;
 	const char *tmp;        /* where the environment is built */
 	int root;               /* fd of tmp */
+	pw_durable_set *made;   /* every folder and file written in tmp, open */
 	char *site;             /* relative to the environment */
 	size_t files, copied;
 	bool changed;           /* a file of the pip image was not as its manifest says */
@@ -888,7 +905,7 @@ static pw_err *write_scripts(struct writer *w)
 			text = replace_all(text, keys[k], q);
 			free(q);
 		}
-		e = write_new_at(bindir, w->tmp, rel, text, strlen(text), st.st_mode & 07777);
+		e = write_new_at(w->made, bindir, w->tmp, rel, text, strlen(text), st.st_mode & 07777);
 		free(text);
 	}
 	if (bindir >= 0)
@@ -914,8 +931,7 @@ static pw_err *write_tree(struct writer *w)
 		if (!*rel || rel[0] == '/' || strstr(rel, "..")) {
 			e = unsupported(_("the cached description of %s is not usable"), w->o->base);
 		} else if (*kind == 'd') {
-			if (mkdirat(w->root, rel, 0777) < 0)
-				e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), w->tmp, rel);
+			e = make_dir_at(w->made, w->root, w->tmp, rel);
 		} else if (*kind == 'l') {
 			char *target = strstr(arg, ENV_MARK) ? replace_all(xstrdup(arg), ENV_MARK, w->o->target)
 				: xstrdup(arg);
@@ -940,7 +956,7 @@ static pw_err *write_tree(struct writer *w)
 					data[len++] = (unsigned char)(acc >> bits);
 				}
 			}
-			e = write_new_at(w->root, w->tmp, rel, data, len, mode & 07777);
+			e = write_new_at(w->made, w->root, w->tmp, rel, data, len, mode & 07777);
 			free(data);
 		}
 		if (e)
@@ -1091,9 +1107,11 @@ static pw_err *link_pip(struct writer *w, const struct image *im, bool *changed)
 		*changed = true;
 	else if (from < 0 || to < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), from < 0 ? img : w->site);
+	char *site = join(w->tmp, w->site);
 	for (size_t i = 0; !e && !*changed && i < im->count; i++)
-		if (im->items[i].kind == 'd' && mkdirat(to, im->items[i].rel, 0777) < 0)
-			e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s/%s"), w->site, im->items[i].rel);
+		if (im->items[i].kind == 'd')
+			e = make_dir_at(w->made, to, site, im->items[i].rel);
+	free(site);
 	if (!e && !*changed) {
 		struct linking l = { .im = im, .img = img, .from = from, .to = to };
 		pthread_mutex_init(&l.mu, NULL);
@@ -1143,7 +1161,7 @@ static pw_err *finish_pip(struct writer *w, const struct image *im)
 		pw_record_b64(hex, b64);
 	}
 	for (size_t i = 0; !e && i < 3; i++) {
-		e = write_new_at(bindir, w->tmp, names[i], text, strlen(text), 0755);
+		e = write_new_at(w->made, bindir, w->tmp, names[i], text, strlen(text), 0755);
 		char *rel = xasprintf("%s/%s/%s", w->up, bin, names[i]);
 		if (!e)
 			record_row(w, rel, b64, (int64_t)strlen(text));
@@ -1160,7 +1178,7 @@ static pw_err *finish_pip(struct writer *w, const struct image *im)
 	if (!e && dir < 0)
 		e = pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s/%s"), w->tmp, di);
 	if (!e)
-		e = write_new_at(dir, w->tmp, "INSTALLER", installer, strlen(installer), 0644);
+		e = write_new_at(w->made, dir, w->tmp, "INSTALLER", installer, strlen(installer), 0644);
 	if (!e) {
 		char *rel = xasprintf("%s/INSTALLER", im->dist_info);
 		sha256_text(installer, strlen(installer), hex);
@@ -1171,7 +1189,7 @@ static pw_err *finish_pip(struct writer *w, const struct image *im)
 		record_row(w, rel, NULL, 0);
 		free(rel);
 		fflush(w->record);
-		e = write_new_at(dir, w->tmp, "RECORD", w->record_text, w->record_len, 0644);
+		e = write_new_at(w->made, dir, w->tmp, "RECORD", w->record_text, w->record_len, 0644);
 	}
 	if (dir >= 0)
 		close(dir);
@@ -1183,7 +1201,7 @@ static pw_err *write_cfg(struct writer *w)
 {
 	const char *cfg = jstr(w->facts, w->o->with_pip ? "cfg_with_pip" : "cfg_without_pip");
 	char *text = replace_all(xstrdup(cfg), ENV_MARK, w->o->target);
-	pw_err *e = write_new_at(w->root, w->tmp, "pyvenv.cfg", text, strlen(text), 0644);
+	pw_err *e = write_new_at(w->made, w->root, w->tmp, "pyvenv.cfg", text, strlen(text), 0644);
 	free(text);
 	return e;
 }
@@ -1194,11 +1212,16 @@ static pw_err *write_cfg(struct writer *w)
  * allocation a power cut after an unflushed rename can leave files of
  * length zero in an environment that looks whole. pyward wrote every file
  * and folder in tmp, so it flushes them, not the whole file system
- * (DESIGN.md: venv durability); pip's files are links to the image,
- * flushed once when it was built. */
-static pw_err *flush_env(const char *tmp, const char *target)
+ * (DESIGN.md: venv durability): those it holds open, without walking the
+ * tree again. pip's files are links to the image, flushed once when it was
+ * built; copies of them (the image on another file system) are found by a
+ * walk of the tree, files with one name. */
+static pw_err *flush_env(struct writer *w)
 {
-	return pw_venv_not_flushed(pw_durable_sync_tree(tmp, true), target);
+	pw_err *e = pw_durable_set_flush(w->made);
+	if (!e && w->copied)
+		e = pw_durable_sync_tree(w->tmp, true);
+	return pw_venv_not_flushed(e, w->o->target);
 }
 
 /* Remove what killed creates of this target left (their pid is gone). */
@@ -1249,6 +1272,11 @@ static pw_err *write_env(struct writer *w, const struct image *im)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot create %s"), w->tmp);
 	if ((w->root = open(w->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), w->tmp);
+	w->made = pw_durable_set_new();
+	int again = dup(w->root);
+	if (again < 0)
+		return pw_err_errno(PW_ERR_IO, errno, NULL, _("cannot open %s"), w->tmp);
+	pw_durable_set_add(w->made, again, false, w->tmp);
 	/* ~135 new folders and files: away from the parent's busy group */
 	pw_paths_mark_tree_top(w->root);
 	return build_env(w, im);
@@ -1259,6 +1287,7 @@ static void writer_reset(struct writer *w)
 	if (w->root >= 0)
 		close(w->root);
 	w->root = -1;
+	pw_durable_set_free(&w->made);
 	if (w->record)
 		fclose(w->record);
 	w->record = NULL;
@@ -1333,7 +1362,7 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	}
 	pw_stage_mark("venv: environment written");
 	if (!e)
-		e = flush_env(tmp, o->target);
+		e = flush_env(&w);
 	pw_stage_mark("venv: environment flushed");
 	/* rename(2) also replaces an empty folder at target */
 	if (!e && rename(tmp, o->target) < 0)

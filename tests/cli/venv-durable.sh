@@ -43,7 +43,7 @@ injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
 }
 order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
 outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
-plan 42
+plan 45
 
 # ---- create, written by pyward: the tree flushed, renamed, its folder flushed, then recorded
 P venv create --python "$BASE" warm
@@ -142,6 +142,14 @@ like "$ERR" "could not be flushed to disk, so .*/inj/e was not created.*Input/ou
 	"the error says the environment was not flushed, not created, and why"
 ok "nothing is left at the target or beside it" test -z "$(ls -A "$WS/inj")"
 is "$(outcome venv.create)" "failed" "the history records the create as failed"
+
+# the tree's own flushes (the folders and files the create holds open; the
+# catalog uses fdatasync): the first folder's fsync failing
+mkdir -p "$WS/inj2"
+injected -e trace=fsync -e inject=fsync:error=EIO:when=1 -- venv create --python "$BASE" inj2/e
+is "$RC" 1 "a written create whose first fsync in the tree fails (EIO) fails"
+like "$ERR" "could not be flushed to disk, so .*/inj2/e was not created.*Input/output error" "the error says so"
+ok "nothing is left at the target or beside it" test -z "$(ls -A "$WS/inj2")"
 
 injected -e trace=syncfs -e inject=syncfs:error=EIO -- venv create --python "$WORLD/wrapped-python" --seed none slow2
 is "$RC" 1 "a -m venv create whose flush fails (EIO) fails"
