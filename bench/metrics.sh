@@ -52,6 +52,8 @@ fi
 cp "$cat" "$work/base/box/catalog.sqlite3"
 sqlite3 "$work/base/box/catalog.sqlite3" "DROP TRIGGER IF EXISTS operations_count_insert;
 	DROP TRIGGER IF EXISTS operations_count_finish; DROP TRIGGER IF EXISTS attempts_count_insert;
+	DROP TRIGGER IF EXISTS operations_count_delete; DROP TRIGGER IF EXISTS last_finished_delete;
+	DROP TRIGGER IF EXISTS attempts_count_delete; DROP INDEX IF EXISTS operations_kind_finished;
 	DROP TABLE IF EXISTS operation_counts; DROP TABLE IF EXISTS attempt_counts; DROP TABLE IF EXISTS last_finished;
 	PRAGMA user_version = 6;"
 cp "$work/base/box/catalog.sqlite3" "$work/new/box/catalog.sqlite3"

@@ -209,6 +209,8 @@ static const char *const migrations[] = {
 	"CREATE TABLE attempt_counts (class TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
 	"CREATE TABLE last_finished (kind TEXT NOT NULL PRIMARY KEY, operation_id INTEGER NOT NULL,"
 	" finished_at TEXT NOT NULL, outcome TEXT NOT NULL) WITHOUT ROWID;"
+	/* Before the fill, which then probes it once per kind. */
+	"CREATE INDEX operations_kind_finished ON operations(kind, finished_at);"
 	"INSERT INTO operation_counts SELECT kind, outcome, count(*) FROM operations"
 	" WHERE outcome IS NOT NULL GROUP BY kind, outcome;"
 	"INSERT INTO attempt_counts SELECT class, count(*) FROM attempts GROUP BY class;"
@@ -231,8 +233,7 @@ static const char *const migrations[] = {
 	" UPDATE operation_counts SET n = n - 1 WHERE kind = OLD.kind AND outcome = OLD.outcome;"
 	" DELETE FROM operation_counts WHERE kind = OLD.kind AND outcome = OLD.outcome AND n <= 0;"
 	" END;"
-	/* Only when the row it names goes; one probe of the index below. */
-	"CREATE INDEX operations_kind_finished ON operations(kind, finished_at);"
+	/* Only when the row it names goes: one probe of the kind's index. */
 	"CREATE TRIGGER last_finished_delete AFTER DELETE ON operations"
 	" WHEN EXISTS (SELECT 1 FROM last_finished WHERE kind = OLD.kind AND operation_id = OLD.id) BEGIN"
 	" DELETE FROM last_finished WHERE kind = OLD.kind;"
