@@ -4,7 +4,8 @@
 # nesting past the parser's depth, members an endpoint does not take) are
 # refused 400 in the error shape by every POST endpoint; random bytes on
 # the socket; many half-open connections held against --max-connections and
-# --request-timeout. Each loop is bounded in count and time (a few seconds).
+# --request-timeout; bodies trickled a byte at a time. Each loop is bounded
+# in count and time (a few seconds).
 . "$TOP_SRCDIR/tests/lib.sh"
 serve_world
 HOSTILE="${PYTHON3:-python3} $TOP_SRCDIR/tests/cli/api_hostile.py"
@@ -14,7 +15,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 # SHAPE: "schema error.code" of BODY, or what the JSON reader said.
 shape() { J 'd.get("schema"), d["error"]["code"] if "error" in d else None, bool(d.get("error", {}).get("message"))'; }
 
-plan 38
+plan 40
 
 SOCK="$WORLD/api.sock"
 serve main --listen "unix:$SOCK" --request-timeout 2 --max-connections 8
@@ -73,6 +74,14 @@ like "$(cat "$WORLD/garbage.txt")" 'open=0 5xx=0 2xx=0$' "random bytes: every co
 ok "the server is still running" alive "$MAIN"
 U GET /api/runtime/python
 is "$CODE" 200 "and answers a whole request"
+
+# ---- a body trickled a byte every 0.5 s (with a length, or chunked) is cut
+# at --request-timeout (2 s) like a trickled header
+for HOW in length chunked; do
+	SLOWBODY=$($HOSTILE slowbody "$SOCK" $HOW 10 2>&1)
+	ok "a $HOW body trickled a byte at a time is cut, not held ($SLOWBODY)" \
+		"${PYTHON3:-python3}" -c "import sys; w = sys.argv[1].split(); sys.exit(not (w[0] in ('closed', 'answered') and float(w[1]) <= 6.0))" "$SLOWBODY"
+done
 
 # ---- many half-open connections: 40 at once against --max-connections 8
 # (libmicrohttpd takes 8 more, to answer 429; the rest wait in the listen

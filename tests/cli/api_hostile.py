@@ -13,6 +13,11 @@ slowloris SOCK PID N WAIT
     at once, and after how many seconds the last one was cut (or "open" for
     those still open after WAIT seconds).
 
+slowbody SOCK length|chunked WAIT
+    Sends a whole request head for POST /api/venvs, then its body one byte
+    (or one one-byte chunk) every 0.5 s, never the end. Prints "closed S",
+    "answered S" or "open S" with the seconds until the server acted.
+
 Every loop is bounded in count and time; nothing is sent but to SOCK.
 """
 import random
@@ -142,12 +147,37 @@ def slowloris(sock, pid, n, wait):
           (most, refused, closed_at_once, last_cut, len(live)))
 
 
+def slowbody(sock, how, wait):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock)
+    s.settimeout(0.5)
+    head = b"POST /api/venvs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+    head += b"Transfer-Encoding: chunked\r\n\r\n" if how == "chunked" else b"Content-Length: 1000\r\n\r\n"
+    s.sendall(head)
+    start = time.time()
+    state = "open"
+    while time.time() - start < wait:
+        try:
+            s.sendall(b"1\r\na\r\n" if how == "chunked" else b"a")
+            state = "answered" if s.recv(1000) else "closed"
+            break
+        except socket.timeout:
+            continue
+        except OSError:
+            state = "closed"
+            break
+    print("%s %.1f" % (state, time.time() - start))
+    s.close()
+
+
 def main():
     mode = sys.argv[1]
     if mode == "garbage":
         garbage(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]))
     elif mode == "slowloris":
         slowloris(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "slowbody":
+        slowbody(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     else:
         sys.exit("unknown mode " + mode)
 
