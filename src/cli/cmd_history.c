@@ -604,11 +604,8 @@ static int check_history(pw_cli *cli)
 			printf("%s\n", pw_render_safe(r.check.problems[i]));
 	}
 	int rc = 0;
-	if (r.damaged) {
-		pw_err *d = pw_err_new(PW_ERR_CORRUPT,
-				       _("move it and its -wal and -shm files aside (pyward starts a new one) or restore "
-					 "a backup; pyward history export may still read what is sound"),
-				       _("catalog %s is damaged: %zu problems found"), r.catalog, r.check.count);
+	pw_err *d = pw_op_history_check_damage(&r);
+	if (d) {
 		pw_cli_print_error(cli, d);
 		pw_err_free(d);
 		rc = 1;

@@ -473,6 +473,16 @@ json_t *pw_op_history_check_json(const pw_op_history_check_result *r)
 			 (json_int_t)r->check.pages, "problems", problems);
 }
 
+pw_err *pw_op_history_check_damage(const pw_op_history_check_result *r)
+{
+	if (!r->damaged)
+		return NULL;
+	return pw_err_new(PW_ERR_CORRUPT,
+			  _("move it and its -wal and -shm files aside (pyward starts a new one) or restore "
+			    "a backup; pyward history export may still read what is sound"),
+			  _("catalog %s is damaged: %zu problems found"), r->catalog, r->check.count);
+}
+
 void pw_op_history_check_clear(pw_op_history_check_result *r)
 {
 	if (!r)

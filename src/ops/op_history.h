@@ -104,6 +104,9 @@ typedef struct pw_op_history_check_result {
 } pw_op_history_check_result;
 pw_err *pw_op_history_check(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_history_check_result *r);
 json_t *pw_op_history_check_json(const pw_op_history_check_result *r);
+/* What a damaged catalog means for the person (how many problems, what to
+ * do), the same words in every front end; NULL when the check found none. */
+pw_err *pw_op_history_check_damage(const pw_op_history_check_result *r);
 void pw_op_history_check_clear(pw_op_history_check_result *r);
 
 /* ---- venv verify: RECORD against the files (recordcheck.h), recorded as venv.verify. */

@@ -62,9 +62,18 @@ typedef struct envs_pane {
 
 /* ---------------------------------------------------------------- rows */
 
+/* Paths inside the workspace are shown from it: a deep workspace would
+ * otherwise push the part that tells the environments apart off the row. */
+static const char *shown(const envs_pane *p, const char *path)
+{
+	return pw_fmt_under(path, pw_app_ctx(p->app)->workspace);
+}
+
+/* The filter matches the path as the row shows it: matched against the
+ * absolute path, a part of the workspace's own path would match every row. */
 static bool row_visible(const envs_pane *p, size_t i)
 {
-	return !p->filter || !*p->filter || strstr(p->list.items[i].path, p->filter);
+	return !p->filter || !*p->filter || strstr(shown(p, p->list.items[i].path), p->filter);
 }
 
 static size_t visible_count(const envs_pane *p)
@@ -503,13 +512,6 @@ static const char *busy_word(pw_envs_job_kind k)
 	case PW_ENVS_REMOVE: return _("removing");
 	default: return _("busy");
 	}
-}
-
-/* Paths inside the workspace are shown from it: a deep workspace would
- * otherwise push the part that tells the environments apart off the row. */
-static const char *shown(const envs_pane *p, const char *path)
-{
-	return pw_fmt_under(path, pw_app_ctx(p->app)->workspace);
 }
 
 static void draw_row(const envs_pane *p, WINDOW *win, int y, pw_rect r, const pw_venv_info *v, bool sel)

@@ -58,7 +58,8 @@ typedef struct history_pane {
 	bool appending;     /* that load reads the next page (not the first) */
 	int64_t keep;       /* a reload: stay on this operation if it is still there */
 	long want;          /* row the cursor was sent to beyond the loaded ones, -1 = none */
-	/* details of one operation */
+	int check_job;      /* the catalog check running, 0 = none */
+	/* details of one operation, or the catalog check's report */
 	char **detail;
 	size_t detail_count;
 	size_t detail_top;
@@ -292,6 +293,74 @@ static void open_detail(history_pane *p)
 	pw_op_history_show_clear(&r);
 }
 
+/* ---------------------------------------------------------------- check */
+
+/* The catalog check (`history check`), owned by its job. */
+typedef struct check_run {
+	const struct pw_ops_ctx *ctx;
+	pw_op_history_check_result result;
+} check_run;
+
+static void check_run_free(void *ud)
+{
+	check_run *c = ud;
+	pw_op_history_check_clear(&c->result);
+	free(c);
+}
+
+/* Worker thread: the same operation as `history check`; it opens its own
+ * read-only connection and only reads. */
+static pw_err *check_work(pw_job *job, void *ud)
+{
+	check_run *c = ud;
+	pw_op_io io = { .events = pw_job_events(job), .cancel = pw_job_cancel_token(job) };
+	return pw_op_history_check(c->ctx, &io, &c->result);
+}
+
+static void start_check(history_pane *p)
+{
+	if (p->check_job) {
+		pw_app_status(p->app, PW_C_WARN, "%s", _("the catalog check is still running"));
+		return;
+	}
+	check_run *c = xcalloc(1, sizeof *c);
+	c->ctx = pw_app_ctx(p->app);
+	p->check_job = pw_app_start_job(p->app, _("checking the catalog"), p, check_work, c, check_run_free);
+	pw_app_status(p->app, PW_C_NORMAL, "%s", _("checking the catalog (every page, every index)…"));
+}
+
+/* Main thread, the check's DONE: its report replaces the list until Esc. */
+static void check_done(history_pane *p, const pw_job_event *ev)
+{
+	const check_run *c = ev->ud;
+	const pw_op_history_check_result *r = &c->result;
+	p->check_job = 0;
+	clear_detail(p);
+	if (ev->err) {
+		add_detail(p, xasprintf(_("Cannot check the catalog: %s"), pw_err_message(ev->err)));
+		if (pw_err_hint(ev->err))
+			add_detail(p, xasprintf("  %s", pw_err_hint(ev->err)));
+		pw_app_status(p->app, PW_C_ERROR, _("Cannot check the catalog: %s"), pw_err_message(ev->err));
+		return;
+	}
+	add_detail(p, xasprintf(_("Catalog check of %s"), r->catalog));
+	pw_err *damage = pw_op_history_check_damage(r);
+	if (!damage) {
+		add_detail(p, xasprintf(_("  no damage found: %lld pages read, every index compared with its table"),
+					(long long)r->check.pages));
+		pw_app_status(p->app, PW_C_OK, _("catalog check: no damage found (%lld pages read)"),
+			      (long long)r->check.pages);
+		return;
+	}
+	add_detail(p, xasprintf("  %s", pw_err_message(damage)));
+	add_detail(p, xasprintf("  %s", pw_err_hint(damage)));
+	add_detail(p, xstrdup(_("  problems, as SQLite words them:")));
+	for (size_t i = 0; i < r->check.count; i++)
+		add_text_lines(p, "    ", r->check.problems[i]);
+	pw_app_status(p->app, PW_C_ERROR, "%s", pw_err_message(damage));
+	pw_err_free(damage);
+}
+
 /* ---------------------------------------------------------------- drawing */
 
 static void draw_detail(history_pane *p, WINDOW *win, pw_rect r)
@@ -465,6 +534,7 @@ static bool key(void *self, int ch)
 	case '\n':
 	case KEY_RIGHT: open_detail(p); return true;
 	case 'r': reload(p); return true;
+	case 'c': start_check(p); return true;
 	}
 	return false;
 }
@@ -483,6 +553,10 @@ static void on_event(void *self, const pw_job_event *ev)
 	history_pane *p = self;
 	if (ev->kind != PW_JOB_DONE)
 		return;
+	if (ev->owner == p && ev->job_id == p->check_job) {
+		check_done(p, ev);
+		return;
+	}
 	if (ev->owner == p) {
 		load_done(p, ev);
 		return;
@@ -534,6 +608,7 @@ static const pw_help_key help_keys[] = {
 	{ N_("Enter"), N_("details: attempts, URL, pinned hash, output (Esc back)") },
 	{ N_("/"), N_("show only operations whose kind, target, user or outcome contains a text") },
 	{ N_("r"), N_("read the catalog again") },
+	{ N_("c"), N_("check the whole catalog for damage, as 'pyward history check' does (it only reads)") },
 	{ NULL, NULL },
 };
 
@@ -548,5 +623,5 @@ const pw_pane_ops pw_pane_history = {
 	.on_enter = on_enter,
 	.on_leave = on_leave,
 	.help_keys = help_keys,
-	.hint = N_("Enter details  r refresh"),
+	.hint = N_("Enter details  c check  r refresh"),
 };

@@ -13,7 +13,7 @@ start_index ok ok || skip_all "could not start the index server"
 WS="$WORLD/ws"
 DEAD=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-plan 38
+plan 43
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -98,6 +98,28 @@ wait_for "> automatic" 60
 keys Enter
 wait_for "Created other with Python" 120
 wait_re "[> ]other +venv" 60
+
+# ---- the filter matches the path as shown (from the workspace), not the
+# absolute path: a part of the workspace's own path matches no row
+keys /
+wait_for "Show only lines containing" 10
+type_text "$(basename "$WORLD")/ws"
+keys Enter
+ok "a filter naming the workspace's own folders matches no environment (they are shown from it)" \
+	wait_for "No environment matches the filter" 10
+unlike "$SCREEN" "[> ](\.venv|other) +venv" "and lists no row"
+keys /
+wait_for "Show only lines containing" 10
+keys C-u
+type_text "oth"
+keys Enter
+ok "a filter on the shown path keeps the row that shows it" wait_re ">other +venv" 10
+unlike "$SCREEN" "[> ]\.venv +venv" "and hides the others"
+keys /
+wait_for "Show only lines containing" 10
+keys C-u Enter
+ok "an empty filter shows every environment again" wait_re "[> ]\.venv +venv" 10
+
 keys Down
 keys d
 ok "d asks before removing" wait_for "Remove the environment $WS/other" 10
