@@ -8,6 +8,11 @@
 
 #include <stdlib.h>
 
+json_t *pw_json_result(const char *key, json_t *value)
+{
+	return json_pack("{s:i,s:o}", "schema", 1, key, value);
+}
+
 /* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
 json_t *pw_json_str(const char *s)
 {

@@ -20,6 +20,10 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* A result with one member: {"schema": 1, key: value}, value taken. Every
+ * result names its schema first, so a reader can tell a shape it does not
+ * know; lists and single records share this envelope. */
+json_t *pw_json_result(const char *key, json_t *value);
 /* A JSON string, or null for NULL; invalid UTF-8 becomes '?'. */
 json_t *pw_json_str(const char *s);
 /* One recorded attempt (history show, jobs show). */

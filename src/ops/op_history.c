@@ -86,7 +86,7 @@ json_t *pw_op_history_list_json(const pw_op_list *ops)
 	json_t *a = json_array();
 	for (size_t i = 0; i < ops->count; i++)
 		json_array_append_new(a, pw_json_op_summary(&ops->items[i]));
-	return json_pack("{s:i,s:o}", "schema", 1, "operations", a);
+	return pw_json_result("operations", a);
 }
 
 pw_err *pw_op_history_show(const pw_ops_ctx *ctx, int64_t id, pw_op_history_show_result *r)
@@ -104,7 +104,7 @@ pw_err *pw_op_history_show(const pw_ops_ctx *ctx, int64_t id, pw_op_history_show
 
 json_t *pw_op_history_show_json(const pw_op_history_show_result *r)
 {
-	return json_pack("{s:i,s:o}", "schema", 1, "operation", pw_json_op_full(&r->op, &r->attempts, r->env, &r->changes));
+	return pw_json_result("operation", pw_json_op_full(&r->op, &r->attempts, r->env, &r->changes));
 }
 
 void pw_op_history_show_clear(pw_op_history_show_result *r)

@@ -148,7 +148,7 @@ json_t *pw_op_jobs_list_json(const pw_job_list *l)
 	json_t *a = json_array();
 	for (size_t i = 0; i < l->count; i++)
 		json_array_append_new(a, pw_json_job(&l->items[i]));
-	return json_pack("{s:i,s:o}", "schema", 1, "jobs", a);
+	return pw_json_result("jobs", a);
 }
 
 pw_err *pw_op_job_start(const pw_ops_ctx *ctx, const pw_op_job_start_request *rq, pw_job_rec *job)
@@ -275,7 +275,7 @@ json_t *pw_op_job_show_json(const pw_op_job_show_result *r)
 		json_array_append_new(ops, pw_json_job_operation(&r->operations[i].op, &r->operations[i].attempts));
 	json_object_set_new(j, "operations", ops);
 	json_object_set_new(j, "log_tail", pw_json_str(r->log_tail));
-	return json_pack("{s:i,s:o}", "schema", 1, "job", j);
+	return pw_json_result("job", j);
 }
 
 void pw_op_job_show_clear(pw_op_job_show_result *r)
@@ -379,5 +379,5 @@ pw_err *pw_op_job_cancel(const pw_ops_ctx *ctx, int64_t id, pw_job_rec *r)
 
 json_t *pw_op_job_json(const pw_job_rec *r)
 {
-	return json_pack("{s:i,s:o}", "schema", 1, "job", pw_json_job(r));
+	return pw_json_result("job", pw_json_job(r));
 }

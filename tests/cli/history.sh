@@ -2,7 +2,7 @@
 # pyward history against a catalog filled through the core API.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 30
+plan 32
 
 run --box-root "$WORLD/box" history
 is "$RC" 0 "history on a box with no catalog exits 0"
@@ -50,6 +50,8 @@ print(d["schema"], len(ops), ops[0]["kind"], ops[0]["outcome"], ops[2]["attempt_
       sorted(ops[0].keys()) == sorted(["id","kind","target","outcome","stop_reason","started_at",
       "finished_at","duration_ms","user","uid","host","pid","command","pyward_version","attempt_count"]))')
 is "$shape" "1 4 runtime.verify interrupted 3 True" "history --json has the documented shape"
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)))')" "['schema', 'operations']" \
+	"history --json: the result envelope, schema first"
 
 id=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print([o["id"] for o in json.load(sys.stdin)["operations"] if o["kind"]=="venv.install"][0])')
 run --box-root "$WORLD/box" history show "$id"
@@ -59,6 +61,8 @@ like "$OUT" 'proxy: +http://127.0.0.1:3128' "history show names the proxy"
 run --box-root "$WORLD/box" history show "$id" --json
 seqs=$(printf '%s' "$OUT" | python3 -c 'import json,sys; o=json.load(sys.stdin)["operation"]; print(",".join(str(a["seq"])+a["class"] for a in o["attempts"]))')
 is "$seqs" "1network,2network,3ok" "history show --json lists attempts in order"
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)))')" "['schema', 'operation']" \
+	"history show --json: the result envelope, schema first"
 run --box-root "$WORLD/box" history show 9999
 is "$RC" 1 "history show of an unknown id fails"
 run --box-root "$WORLD/box" history show abc

@@ -29,7 +29,7 @@ start_job() {
 	JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
 	KILL_PIDS="$KILL_PIDS $JPID"
 }
-plan 63
+plan 65
 
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
@@ -88,7 +88,11 @@ like "$OUT" "job $B: ok \\(exit status 0\\)" "jobs wait says how it ended"
 is "$(state "$B")" "ok" "the second job is listed ok"
 is "$("$WS/.venv/bin/python" -c 'import pwtest_alpha; print(pwtest_alpha.VERSION)' 2>&1)" "1.1" "the package is importable afterwards"
 P jobs show "$B" --json
+is "$(J 'list(d)')" "['schema', 'job']" "jobs show --json: the result envelope, schema first"
 BOP=$(J 'd["job"]["operations"][0]["id"]')
+P jobs --json
+is "$(J 'list(d)')" "['schema', 'jobs']" "jobs --json: the result envelope, schema first"
+P jobs show "$B" --json
 BCMD=$(J 'd["job"]["command"]')
 P --json history --kind venv.install
 is "$(J "[o['command'] for o in d['operations'] if o['id'] == $BOP][0]")" "$BCMD" \

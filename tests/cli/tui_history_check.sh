@@ -39,21 +39,7 @@ ok "Esc goes back to the list" wait_re "STARTED +USER +KIND" 10
 T kill-session -t sound
 
 # the last cell of a middle leaf of operations points off its page
-"$PY" - "$BOX/catalog.sqlite3" <<'PYEOF'
-import sqlite3, struct, sys
-path = sys.argv[1]
-db = sqlite3.connect(path)
-leaves = [r[0] for r in db.execute("SELECT pageno FROM dbstat WHERE name = 'operations'"
-                                   " AND pagetype = 'leaf' ORDER BY path")]
-db.close()
-page = leaves[len(leaves) // 2]
-with open(path, 'r+b') as f:
-    f.seek((page - 1) * 4096)
-    hdr = f.read(8)
-    cells = struct.unpack('>H', hdr[3:5])[0]
-    f.seek((page - 1) * 4096 + 8 + 2 * (cells - 1))
-    f.write(struct.pack('>H', 4094))
-PYEOF
+"$PY" "$TOP_SRCDIR/tests/fixtures/damage_catalog.py" "$BOX/catalog.sqlite3"
 before=$(sha256sum <"$BOX/catalog.sqlite3")
 
 start damaged
