@@ -37,6 +37,7 @@ struct pw_app {
 	pw_dialog *dialog;
 	bool help_open;
 	int help_scroll;
+	int help_page;         /* lines the overlay showed last: PgDn's step */
 	char *status;
 	pw_color status_color;
 	bool dirty, urgent, quit, quit_asked;
@@ -279,7 +280,7 @@ static void draw_all(pw_app *app)
 	pw_draw_set(stdscr, PW_C_NORMAL);
 	draw_hints(app);
 	if (app->help_open)
-		pw_help_draw(stdscr, &app->help_scroll, p);
+		app->help_page = pw_help_draw(stdscr, &app->help_scroll, p);
 	if (app->dialog)
 		pw_dialog_draw(app->dialog, stdscr);
 	refresh();
@@ -350,12 +351,15 @@ static void mouse_key(pw_app *app)
 
 static void help_key(pw_app *app, int ch)
 {
+	/* A page is what was shown less one line, so no line is ever stepped
+	 * over (half the screen's rows skipped a tall entry at 60x20). */
+	int page = app->help_page > 1 ? app->help_page - 1 : 1;
 	switch (ch) {
 	case KEY_UP: app->help_scroll--; break;
 	case KEY_DOWN: app->help_scroll++; break;
-	case KEY_PPAGE: app->help_scroll -= LINES / 2; break;
+	case KEY_PPAGE: app->help_scroll -= page; break;
 	case KEY_NPAGE:
-	case ' ': app->help_scroll += LINES / 2; break;
+	case ' ': app->help_scroll += page; break;
 	case KEY_HOME: app->help_scroll = 0; break;
 	case PW_KEY_ESC:
 	case 'q':

@@ -177,8 +177,10 @@ void pw_dialog_draw(pw_dialog *d, WINDOW *win)
 	int w = dialog_width(), inner = w - 4;
 	int total = body_rows(d, inner), rows = total;
 	int h = rows + 5;
-	if (h > LINES - 2) {
-		h = LINES - 2;
+	/* Inside the frame (tabs, its two borders and the key line stay): on
+	 * a short terminal the dialog scrolls rather than draw over the border. */
+	if (h > LINES - 4) {
+		h = LINES - 4;
 		rows = h - 5;
 	}
 	int y = (LINES - h) / 2, x = (COLS - w) / 2;

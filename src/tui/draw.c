@@ -185,6 +185,23 @@ int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *s)
 	return used + 1;
 }
 
+int pw_draw_text_tail(WINDOW *w, int y, int x, int width, const char *s)
+{
+	if (!s || width <= 1 || pw_draw_width(s) <= width)
+		return pw_draw_text(w, y, x, width, s);
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t len = strlen(s);
+	const char *tail = s;
+	while (*tail && pw_draw_width(tail) > width - 1) {
+		wchar_t wc;
+		size_t n = next_wchar(tail, len - (size_t)(tail - s), &st, &wc);
+		tail += n ? n : 1;
+	}
+	mvwaddstr(w, y, x, unicode ? "\u2026" : "~");
+	return 1 + pw_draw_text(w, y, x + 1, width - 1, tail);
+}
+
 /* Where the row starting at byte from ends: the last blank that fits (in
  * the row's second half), else as many characters as fit. *next is where the following row starts. */
 static size_t row_end(const char *s, size_t len, size_t from, int width, size_t *next)

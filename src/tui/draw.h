@@ -73,6 +73,10 @@ int pw_draw_hang(const char *utf8, int otherwise);
  * ASCII) so a cut message does not read as a whole one. */
 int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *utf8);
 
+/* Text that does not fit shows its end after the mark: for paths, whose
+ * last parts tell them apart. */
+int pw_draw_text_tail(WINDOW *w, int y, int x, int width, const char *utf8);
+
 /* A progress bar of width columns; fraction in 0..1, or < 0 when unknown. */
 void pw_draw_bar(WINDOW *w, int y, int x, int width, double fraction);
 

@@ -62,9 +62,13 @@ static help_line *collect(const pw_pane_ops *current, size_t *count)
 	return lines;
 }
 
+/* Rows a key's description may take: at 60 columns the longest (the
+ * Python pane's Enter) takes five, and a cut one would read as whole. */
+#define DESC_ROWS 8
+
 static int line_rows(const help_line *l, int width)
 {
-	return l->keys ? pw_draw_wrapped(NULL, 0, 0, width, 3, 2, l->what) : 1;
+	return l->keys ? pw_draw_wrapped(NULL, 0, 0, width, DESC_ROWS, 2, l->what) : 1;
 }
 
 /* The first line from which the rest fits: scrolling further shows nothing new. */
@@ -79,9 +83,11 @@ static int last_start(const help_line *lines, size_t count, int rows, int width)
 	return 0;
 }
 
-void pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
+int pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
 {
-	int h = LINES - 2, w = COLS, y = 1, x = 0, desc_w = w - 27;
+	/* descriptions from column 26 to one short of the right border, as
+	 * every other line keeps a blank beside the border */
+	int h = LINES - 2, w = COLS, y = 1, x = 0, desc_w = w - 28;
 	size_t count = 0;
 	help_line *lines = collect(current, &count);
 	int rows = h - 3, max_scroll = last_start(lines, count, rows, desc_w);
@@ -106,11 +112,12 @@ void pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
 		pw_draw_set(win, PW_C_LABEL);
 		pw_draw_text(win, y + 1 + row, x + 3, 22, l->keys);
 		pw_draw_set(win, PW_C_NORMAL);
-		row += pw_draw_wrapped(win, y + 1 + row, x + 26, desc_w, 3, 2, l->what);
+		row += pw_draw_wrapped(win, y + 1 + row, x + 26, desc_w, DESC_ROWS, 2, l->what);
 	}
 	pw_draw_set(win, PW_C_DIM);
 	pw_draw_textf(win, y + h - 2, x + 2, w - 4, _("lines %d-%zu of %zu   Up/Down/PgUp/PgDn scroll, Esc closes"),
 		      *scroll + 1, i, count);
 	pw_draw_set(win, PW_C_NORMAL);
 	free(lines);
+	return (int)i - *scroll;
 }

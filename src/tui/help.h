@@ -4,8 +4,9 @@
 
 #include "tui/pane.h"
 
-/* Draw over the screen from line *scroll (clamped and written back). */
-void pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current);
+/* Draw over the screen from line *scroll (clamped and written back);
+ * returns how many lines it showed (a page for PgUp/PgDn). */
+int pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current);
 /* The global keys (for tests and the man page). */
 extern const pw_help_key pw_help_global_keys[];
 

@@ -489,20 +489,6 @@ static void on_event(void *self, const pw_job_event *ev)
 
 /* ---------------------------------------------------------------- drawing */
 
-/* A path cut at the front ("...s/ws/.venv") when it is wider than w. */
-static void draw_path(WINDOW *win, int y, int x, int w, const char *path)
-{
-	int pw = pw_draw_width(path);
-	if (pw <= w) {
-		pw_draw_cell(win, y, x, w, path);
-		return;
-	}
-	const char *tail = path;
-	while (*tail && pw_draw_width(tail) > w - 3)
-		tail++;
-	pw_draw_textf(win, y, x, w, "...%s", tail);
-}
-
 /* The STATE column's word for work running on an environment. */
 static const char *busy_word(pw_envs_job_kind k)
 {
@@ -514,16 +500,28 @@ static const char *busy_word(pw_envs_job_kind k)
 	}
 }
 
+/* The PIP column is as wide as its widest word in the language shown
+ * (German "kein pip" pushed the STATE column out of line). */
+static int pip_width(void)
+{
+	int w = 6;
+	const char *words[] = { _("PIP"), _("pip"), _("no pip") };
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (pw_draw_width(words[i]) > w)
+			w = pw_draw_width(words[i]);
+	return w;
+}
+
 static void draw_row(const envs_pane *p, WINDOW *win, int y, pw_rect r, const pw_venv_info *v, bool sel)
 {
 	int pathw = r.w - TAIL_W;
 	pw_draw_set(win, sel ? PW_C_SELECTED : PW_C_NORMAL);
 	pw_draw_blank(win, y, r.x, r.w);
 	pw_draw_text(win, y, r.x, 1, sel ? ">" : " ");
-	draw_path(win, y, r.x + 1, pathw - 2, shown(p, v->path));
+	pw_draw_text_tail(win, y, r.x + 1, pathw - 2, shown(p, v->path)); /* its end tells them apart */
 	const busy_job *b = busy_on(p, v->path);
-	pw_draw_textf(win, y, r.x + pathw, r.w - pathw, "%-10.10s %-8.8s %-6s %s", v->kind,
-		      v->version ? v->version : "?", v->has_pip ? _("pip") : _("no pip"),
+	pw_draw_textf(win, y, r.x + pathw, r.w - pathw, "%-10.10s %-8.8s %-*s %s", v->kind,
+		      v->version ? v->version : "?", pip_width(), v->has_pip ? _("pip") : _("no pip"),
 		      b ? busy_word(b->kind) : v->python_exists ? "" : _("no python"));
 	pw_draw_set(win, PW_C_NORMAL);
 }
@@ -590,8 +588,8 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		pw_draw_textf(win, r.y, r.x + used, r.w - used, _("  (filter: %s)"), p->filter);
 	pw_draw_set(win, PW_C_LABEL);
 	int pathw = r.w - TAIL_W;
-	pw_draw_textf(win, r.y + 1, r.x + 1, r.w - 1, "%-*s%-10s %-8s %-6s %s", pathw - 1, _("PATH"), _("KIND"),
-		      _("PYTHON"), _("PIP"), _("STATE"));
+	pw_draw_textf(win, r.y + 1, r.x + 1, r.w - 1, "%-*s%-10s %-8s %-*s %s", pathw - 1, _("PATH"), _("KIND"),
+		      _("PYTHON"), pip_width(), _("PIP"), _("STATE"));
 	pw_draw_set(win, PW_C_NORMAL);
 	int rows = r.h - 6;
 	p->list_rows = rows;

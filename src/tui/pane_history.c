@@ -36,11 +36,19 @@
 
 #define PAGE 200
 /* List columns: started (UTC; the year instead of the time when it is not
- * this year's), user, kind, outcome, target. */
-#define COL_USER 12
-#define COL_KIND 21
-#define COL_OUTCOME 38
-#define COL_TARGET 50
+ * this year's), user, kind, outcome, target. Below WIDE_W columns the user
+ * column gives its room to the target (a target of 8 columns told nothing). */
+typedef struct columns {
+	int user, kind, outcome, target; /* where each starts; user -1: not shown */
+} columns;
+#define WIDE_W 76
+
+static columns columns_for(int width)
+{
+	if (width >= WIDE_W)
+		return (columns){ .user = 12, .kind = 21, .outcome = 38, .target = 50 };
+	return (columns){ .user = -1, .kind = 12, .outcome = 29, .target = 41 };
+}
 
 typedef struct history_pane {
 	pw_app *app;
@@ -406,16 +414,19 @@ static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool se
 		snprintf(shortwhen, sizeof shortwhen, "%.11s", when + 5);
 	else
 		snprintf(shortwhen, sizeof shortwhen, "%.10s", when);
-	pw_draw_cell(win, y, r.x, COL_KIND - 10, shortwhen);
-	pw_draw_cell(win, y, r.x + COL_USER, 8, op->user);
-	pw_draw_cell(win, y, r.x + COL_KIND, 16, op->kind);
+	columns c = columns_for(r.w);
+	pw_draw_cell(win, y, r.x, 11, shortwhen);
+	if (c.user >= 0)
+		pw_draw_cell(win, y, r.x + c.user, 8, op->user);
+	pw_draw_cell(win, y, r.x + c.kind, 16, op->kind);
 	if (!selected)
 		for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
 			if (strcmp(op->outcome, colors[i].outcome) == 0)
 				pw_draw_set(win, colors[i].color);
-	pw_draw_cell(win, y, r.x + COL_OUTCOME, COL_TARGET - COL_OUTCOME - 1, op->outcome);
+	pw_draw_cell(win, y, r.x + c.outcome, c.target - c.outcome - 1, op->outcome);
 	pw_draw_set(win, selected ? PW_C_SELECTED : PW_C_NORMAL);
-	pw_draw_text(win, y, r.x + COL_TARGET, r.w - COL_TARGET, op->target ? op->target : "-");
+	/* a path's end tells the environments apart; the details show it whole */
+	pw_draw_text_tail(win, y, r.x + c.target, r.w - c.target, op->target ? op->target : "-");
 	pw_draw_set(win, PW_C_NORMAL);
 }
 
@@ -437,12 +448,14 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		draw_detail(p, win, r);
 		return;
 	}
+	columns c = columns_for(r.w);
 	pw_draw_set(win, PW_C_LABEL);
-	pw_draw_text(win, r.y, r.x, COL_USER, _("STARTED"));
-	pw_draw_text(win, r.y, r.x + COL_USER, 8, _("USER"));
-	pw_draw_text(win, r.y, r.x + COL_KIND, 16, _("KIND"));
-	pw_draw_text(win, r.y, r.x + COL_OUTCOME, COL_TARGET - COL_OUTCOME - 1, _("OUTCOME"));
-	pw_draw_text(win, r.y, r.x + COL_TARGET, r.w - COL_TARGET, _("TARGET"));
+	pw_draw_text(win, r.y, r.x, 11, _("STARTED"));
+	if (c.user >= 0)
+		pw_draw_text(win, r.y, r.x + c.user, 8, _("USER"));
+	pw_draw_text(win, r.y, r.x + c.kind, 16, _("KIND"));
+	pw_draw_text(win, r.y, r.x + c.outcome, c.target - c.outcome - 1, _("OUTCOME"));
+	pw_draw_text(win, r.y, r.x + c.target, r.w - c.target, _("TARGET"));
 	pw_draw_set(win, PW_C_NORMAL);
 	if (p->error) {
 		pw_draw_set(win, PW_C_ERROR);

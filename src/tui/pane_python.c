@@ -620,12 +620,28 @@ static void draw_header(const py_pane *p, WINDOW *win, pw_rect r)
 	pw_draw_set(win, PW_C_NORMAL);
 }
 
-/* What an empty transcript says: how to use the pane, and what is missing. */
+/* What an empty transcript says: what is missing first (on a short
+ * terminal the usage text below it would otherwise push it off), then how to
+ * use the pane. */
 static void draw_welcome(const py_pane *p, WINDOW *win, int y, int x, int h, int w)
 {
 	int row = 0;
+	if (p->no_runtime && !p->started) {
+		char *msg = xasprintf(_("No interpreter yet: %s."), p->no_runtime);
+		pw_draw_set(win, PW_C_WARN);
+		row += pw_draw_wrapped(win, y + row, x, w, h - row, 0, msg);
+		row += pw_draw_wrapped(
+		    win, y + row, x, w, h - row, 0,
+		    _("Install the managed runtime in pane 1 (Runtime, key i), or create an environment in "
+		      "pane 3 and pick it here with Ctrl-T."));
+		pw_draw_set(win, PW_C_NORMAL);
+		free(msg);
+		row++;
+	}
+	if (row >= h)
+		return;
 	pw_draw_set(win, PW_C_DIM);
-	row += pw_draw_wrapped(
+	pw_draw_wrapped(
 	    win, y + row, x, w, h - row, 0,
 	    _("Type Python and press Enter to run it in this workspace's scratchpad (the session "
 	      "'pyward python' uses here too). Enter after ':' or inside brackets continues the "
@@ -633,17 +649,6 @@ static void draw_welcome(const py_pane *p, WINDOW *win, int y, int x, int h, int
 	      "Ctrl-T picks the interpreter, Ctrl-R resets. Letters and digits are text here: Tab "
 	      "leaves the pane, F10 quits."));
 	pw_draw_set(win, PW_C_NORMAL);
-	if (p->no_runtime && !p->started && row + 2 < h) {
-		char *msg = xasprintf(_("No interpreter yet: %s."), p->no_runtime);
-		pw_draw_set(win, PW_C_WARN);
-		row += 1 + pw_draw_wrapped(win, y + row + 1, x, w, h - row - 1, 0, msg);
-		pw_draw_wrapped(
-		    win, y + row, x, w, h - row, 0,
-		    _("Install the managed runtime in pane 1 (Runtime, key i), or create an environment in "
-		      "pane 3 and pick it here with Ctrl-T."));
-		pw_draw_set(win, PW_C_NORMAL);
-		free(msg);
-	}
 }
 
 /* The input's rows, the cursor's row kept in view; returns rows used. */

@@ -368,9 +368,12 @@ static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
 		free(hint);
 		return 1;
 	}
-	/* Too long beside the state (a narrow terminal): wrapped below it. */
+	/* Too long beside the state (a narrow terminal): wrapped below it, on
+	 * as many rows as it takes (at 60 columns four: three cut the last
+	 * library off). */
 	const char *rest = hint + strspn(hint, " -");
-	int rows = pw_draw_wrapped(win, y + 1, r.x + LABEL_W, r.w - LABEL_W, 3, 0, rest);
+	int room = r.y + r.h - (y + 1);
+	int rows = pw_draw_wrapped(win, y + 1, r.x + LABEL_W, r.w - LABEL_W, room < 6 ? room : 6, 0, rest);
 	free(hint);
 	return 1 + rows;
 }
