@@ -4,14 +4,20 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
 MAN="$TOP_SRCDIR/man/pyward.1"
-plan 11
+plan 12
 
 if command -v mandoc >/dev/null 2>&1; then
 	lint=$(mandoc -Tlint -W warning "$MAN" 2>&1)
 	is "$lint" "" "mandoc -Tlint finds nothing in pyward.1"
+	# an 80-column terminal shows every line whole (examples included)
+	wide=$(mandoc -Tutf8 -Owidth=80 "$MAN" | col -bx | "${PYTHON3:-python3}" -c '
+import sys
+print(" ".join(str(i) for i, l in enumerate(sys.stdin, 1) if len(l.rstrip("\n")) > 80))')
+	is "$wide" "" "man pyward at 80 columns: no line wider than the terminal"
 else
 	echo "ok 1 # SKIP mandoc not installed"
-	_tap_n=1
+	echo "ok 2 # SKIP mandoc not installed"
+	_tap_n=2
 fi
 
 run --help
