@@ -36,8 +36,9 @@
 
 #define PAGE 200
 /* List columns: started (UTC; the year instead of the time when it is not
- * this year's), user, kind, outcome, target. Below WIDE_W columns the user
- * column gives its room to the target (a target of 8 columns told nothing). */
+ * this year's), user, kind, outcome, target. A pane narrower than WIDE_W
+ * columns (a terminal under 80) gives the user column's room to the target
+ * (a target of 8 columns told nothing). */
 typedef struct columns {
 	int user, kind, outcome, target; /* where each starts; user -1: not shown */
 } columns;
