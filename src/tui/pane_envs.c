@@ -558,8 +558,12 @@ static void draw_details(const envs_pane *p, WINDOW *win, pw_rect r, int y)
 	const pw_venv_info *v = selected_env(p);
 	if (v) {
 		pw_draw_set(win, PW_C_LABEL);
-		pw_draw_textf(win, y, r.x, r.w, _("python: %s%s   base: %s"), shown(p, v->python),
-			      v->python_exists ? "" : _(" (missing)"), v->base ? v->base : "?");
+		/* a narrow pane cuts it with a mark, so a cut path does not pass
+		 * for a whole one */
+		char *line = xasprintf(_("python: %s%s   base: %s"), shown(p, v->python),
+				       v->python_exists ? "" : _(" (missing)"), v->base ? v->base : "?");
+		pw_draw_text_cut(win, y, r.x, r.w, line);
+		free(line);
 		pw_draw_set(win, PW_C_NORMAL);
 	}
 	if (p->result) {

@@ -18,7 +18,7 @@ P venv create --seed none --python "$SYS_PY" sub/project-with-a-long-name-enviro
 [ "$RC" = 0 ] || skip_all "could not create a test environment: $ERR"
 P venv create --seed none --python "$SYS_PY" broken
 rm -f "$WS/broken/bin/python"*
-plan 15
+plan 17
 
 WAIT_SECONDS=20
 keys() { T send-keys -t "$S" "$@"; }
@@ -34,6 +34,9 @@ start() { # NAME WIDTH HEIGHT READY-TEXT [ENV...]
 # ---- 60x20
 start narrow 60 20 "q quit"
 ok "Runtime pane at 60 columns: the install hint names the last library too" wait_for "reportlab" 10
+keys 3
+ok "Environments at 60 columns: the list draws" wait_re "broken +venv" 20
+like "$SCREEN" "python: [^║]*…" "the selected one's interpreter line, too long for the pane, ends in a mark"
 keys 5
 ok "History at 60 columns: the list draws" wait_re "venv\.create +ok" 10
 unlike "$(row 3)" "USER" "the user column gives its room to the target when narrow"
