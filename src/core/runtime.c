@@ -507,9 +507,8 @@ static pw_err *unpack(const pw_runtime_install_opts *o, const char *archive, con
  * private, and probe and swap run only after the download verified. When
  * anything about the stream goes wrong (the server ignored Range and the
  * file restarted, the file was renamed before we opened it), the verified
- * archive is simply extracted again from disk. The bytes the extractor was
- * fed are hashed too and must equal the pin: the tree comes from exactly
- * the verified bytes, not from a stream a server spliced: the .part is
+ * archive is simply extracted again from disk. The tree must come from
+ * exactly the verified bytes, not from a stream a server spliced. The .part is
  * only ever appended to, by the download alone (under the install lock),
  * except when the download empties it to start again (a server that
  * ignored Range); so when the extractor read it from byte zero to its
