@@ -185,6 +185,14 @@ int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *s)
 	return used + 1;
 }
 
+int pw_draw_wrapped_cut(WINDOW *w, int y, int x, int width, int max_rows, int indent, const char *s)
+{
+	int rows = pw_draw_wrapped(w, y, x, width, max_rows, indent, s);
+	if (w && rows > 0 && width > 1 && pw_draw_wrapped(NULL, 0, 0, width, max_rows + 1, indent, s) > max_rows)
+		mvwaddstr(w, y + rows - 1, x + width - 1, unicode ? "\u2026" : "~");
+	return rows;
+}
+
 int pw_draw_text_tail(WINDOW *w, int y, int x, int width, const char *s)
 {
 	if (!s || width <= 1 || pw_draw_width(s) <= width)

@@ -60,6 +60,9 @@ void pw_draw_cell(WINDOW *w, int y, int x, int width, const char *utf8);
  * columns; continuation rows start indent columns in. win NULL only counts.
  * Returns the rows used. */
 int pw_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows, int indent, const char *utf8);
+/* pw_draw_wrapped, but text that needs more than max_rows ends its last
+ * row in a mark ("…", "~" in ASCII), so a cut value does not read as whole. */
+int pw_draw_wrapped_cut(WINDOW *w, int y, int x, int width, int max_rows, int indent, const char *utf8);
 /* The same, leaving out the first skip rows (for scrolled text); returns the rows drawn. */
 int pw_draw_wrapped_from(WINDOW *w, int y, int x, int width, int skip, int max_rows, int indent, const char *utf8);
 /* Display width of a UTF-8 string (the locale's). */

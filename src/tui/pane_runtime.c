@@ -336,8 +336,8 @@ static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *v
 	pw_draw_set(win, PW_C_LABEL);
 	pw_draw_text(win, y, r.x, LABEL_W, label);
 	pw_draw_set(win, PW_C_NORMAL);
-	return pw_draw_wrapped(win, y, r.x + LABEL_W, r.w - LABEL_W, room < 2 ? room : 2, 0,
-			       value && *value ? value : "-");
+	return pw_draw_wrapped_cut(win, y, r.x + LABEL_W, r.w - LABEL_W, room < 2 ? room : 2, 0,
+				   value && *value ? value : "-");
 }
 
 static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)

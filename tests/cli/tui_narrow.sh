@@ -18,7 +18,7 @@ P venv create --seed none --python "$SYS_PY" sub/project-with-a-long-name-enviro
 [ "$RC" = 0 ] || skip_all "could not create a test environment: $ERR"
 P venv create --seed none --python "$SYS_PY" broken
 rm -f "$WS/broken/bin/python"*
-plan 17
+plan 19
 
 WAIT_SECONDS=20
 keys() { T send-keys -t "$S" "$@"; }
@@ -65,6 +65,14 @@ unlike "$(printf '%s\n' "$help" | grep -v '═')" "[^ ]║\$" "the help overlay 
 like "$(printf '%s\n' "$help" | tr -d '║' | tr -s ' \n' '  ')" "as the Python prompt does \(a blank line ends the block\)" \
 	"the help shows its longest description whole"
 T kill-session -t narrow
+
+# ---- a value longer than its two rows (a deep box root) ends in a mark
+LONGBOX="$WORLD/a-box-root-folder-whose-name-is-long-enough/to-need-more-than-two-rows/at-sixty-columns/box"
+tui_start deep 60 20 \
+	"env TERM=xterm-256color LC_ALL=C.UTF-8 '$PYWARD' --box-root '$LONGBOX' -C '$WS'; echo EXITED rc=\$?; sleep 60"
+ok "Runtime pane with a deep box root at 60 columns" wait_for "Box root:" 10
+like "$(row 4)" "…" "its second row ends in a mark: the path goes on"
+T kill-session -t deep
 
 # ---- German at 80x24: the Environments pane's columns
 if [ -s "${PYWARD_LOCALEDIR:-/nonexistent}/de/LC_MESSAGES/pyward.mo" ]; then
