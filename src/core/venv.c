@@ -1697,7 +1697,8 @@ static pw_err *create_written(const pw_venv_create_opts *o, pw_venv_create_resul
 {
 	pw_venv_fast_opts fo = { .target = o->target, .base = o->base, .cache_dir = o->cache_dir,
 				 .with_pip = o->seed == PW_SEED_FAST, .env_add = o->env_add,
-				 .deadline_ms = o->deadline_ms, .cancel = o->cancel, .events = o->events };
+				 .deadline_ms = o->deadline_ms, .cancel = o->cancel, .events = o->events,
+				 .gate = o->gate, .gate_ud = o->gate_ud };
 	pw_venv_fast_result fr;
 	pw_err *e = pw_venv_fast_create(&fo, &fr);
 	*served = !e || pw_err_code(e) != PW_ERR_NOTFOUND;
@@ -1781,15 +1782,20 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 	if (r)
 		memset(r, 0, sizeof *r);
 	pw_err *e = check_create_opts(o, r);
+	/* Only the written route (hidden folder, renamed) can wait for the
+	 * gate until its rename; the others pass it before they start. */
+	bool written = o->cache_dir && o->seed != PW_SEED_PIP;
+	if (!e && o->gate && !written)
+		e = o->gate(o->gate_ud);
 	if (!e)
 		e = clear_killed(o, r);
 	if (!e && existing(o->target, r))
-		return settle_existing(o, r);
+		return o->gate && (e = o->gate(o->gate_ud)) ? e : settle_existing(o, r);
 	if (e)
 		return e;
 	struct build b = { .o = o, .job = { o->env_add, o->deadline_ms, o->cancel } };
 	e = prepare_target(&b);
-	if (!e && o->cache_dir && o->seed != PW_SEED_PIP) {
+	if (!e && written) {
 		bool served;
 		e = create_written(o, r, &served);
 		if (served) {
@@ -1797,6 +1803,8 @@ pw_err *pw_venv_create(const pw_venv_create_opts *o, pw_venv_create_result *r)
 			return e;
 		}
 	}
+	if (!e && o->gate)
+		e = o->gate(o->gate_ud);
 	if (!e)
 		e = mark_incomplete(&b);
 	if (!e)

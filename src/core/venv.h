@@ -75,6 +75,12 @@ typedef struct pw_venv_create_opts {
 	int64_t deadline_ms;
 	const pw_cancel *cancel;
 	const pw_events *events;
+	/* Called (any number of times; it must answer the same) before
+	 * anything is put at target: an error stops the create there and
+	 * removes what it made. The caller's work that may run meanwhile
+	 * (the catalog's start row, on another thread). NULL: none. */
+	pw_err *(*gate)(void *ud);
+	void *gate_ud;
 } pw_venv_create_opts;
 
 typedef struct pw_venv_create_result {

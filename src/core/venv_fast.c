@@ -1364,6 +1364,8 @@ pw_err *pw_venv_fast_create(const pw_venv_fast_opts *o, pw_venv_fast_result *r)
 	if (!e)
 		e = flush_env(&w);
 	pw_stage_mark("venv: environment flushed");
+	if (!e && o->gate)
+		e = o->gate(o->gate_ud);
 	/* rename(2) also replaces an empty folder at target */
 	if (!e && rename(tmp, o->target) < 0)
 		e = pw_err_errno(errno == ENOTEMPTY || errno == EEXIST ? PW_ERR_REFUSED : PW_ERR_IO, errno, NULL,

@@ -25,6 +25,8 @@ typedef struct pw_venv_fast_opts {
 	int64_t deadline_ms;
 	const pw_cancel *cancel;
 	const pw_events *events;
+	pw_err *(*gate)(void *ud);   /* before the rename into place (venv.h); NULL: none */
+	void *gate_ud;
 } pw_venv_fast_opts;
 
 typedef struct pw_venv_fast_result {

@@ -43,7 +43,7 @@ injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
 }
 order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
 outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
-plan 45
+plan 50
 
 # ---- create, written by pyward: the tree flushed, renamed, its folder flushed, then recorded
 P venv create --python "$BASE" warm
@@ -77,13 +77,30 @@ like "$OUT" "interrupted .*kd/e" "history shows it interrupted"
 is "$(sqlite3 "$CAT" "SELECT count(*) FROM package_changes WHERE env = '$WS/kd/e'")" 0 \
 	"no package change is recorded without the outcome"
 
-# ---- the outcome's commit cannot be flushed (EIO on the log's second
-# fdatasync): the create is not reported done
-injected -P "$CAT-wal" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=2 -- venv create --python "$BASE" kd/f
+# ---- the outcome's commit cannot be flushed: the create is not reported
+# done. The log a killed create leaves is still there, so the start row
+# (on its own thread) is appended without a flush and the main thread's
+# first flush of the log is the outcome's commit (strace counts per thread)
+(strace -f -o /dev/null -P "$WS/kd" -e trace=fsync -e inject=fsync:signal=KILL \
+	"$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" kd/e2) >/dev/null 2>&1
+ok "a killed create leaves the catalog's log" test -s "$CAT-wal"
+injected -P "$CAT-wal" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=1 -- venv create --python "$BASE" kd/f
 is "$RC" 1 "a create whose catalog commit cannot be flushed exits 1"
 like "$ERR" "kd/f was made and flushed to disk, but the catalog could not record it.*I/O error" \
 	"the error says the environment is on disk and the catalog did not record it"
 unlike "$(outcome venv.create)" "^ok$" "the catalog does not say ok"
+
+# ---- the start row cannot be written (EIO on the new log header's flush,
+# the first on each thread): it is committed on another thread while the
+# tree is made, and the create waits for it before its rename, so nothing
+# is left at the target
+mkdir -p "$WS/kb"
+P venv create --python "$BASE" --seed none kb/warm
+ok "a clean create before it leaves no catalog log behind" test ! -e "$CAT-wal"
+injected -P "$CAT-wal" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=1 -- venv create --python "$BASE" kb/e
+is "$RC" 1 "a create whose start row cannot be recorded fails"
+like "$ERR" "catalog .*I/O error" "the error names the catalog"
+ok "nothing is left at the target or beside it" test "$(ls -A "$WS/kb")" = warm
 
 # ---- the pip image: flushed when built (its marker says so); one without
 # the marker (built by a pyward that did not flush) is flushed before use
