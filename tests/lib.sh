@@ -125,10 +125,32 @@ runtime_fixture() {
 }
 
 # alive PID: the process runs (a child that exited but was not waited for
-# is a zombie, which `kill -0` still finds).
+# is a zombie, which `kill -0` still finds). pid_gone PID: it does not.
 alive() {
 	_st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
 	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+pid_gone() { ! alive "$1"; }
+
+# wait_until SECONDS WHAT COMMAND...: run COMMAND (its output thrown away)
+# every 0.05 s until it succeeds. Wait for a state, never for a time: the
+# wait ends as soon as the state is there, and SECONDS is a bound for a
+# loaded machine (60 is the usual one), not a budget. When the bound
+# passes, "waited N s for WHAT" is printed under the next check's result
+# (also when `ok` ran the wait) and the status is 1.
+wait_until() {
+	_wu_limit=$1 _wu_what=$2
+	shift 2
+	_wu_end=$(($(date +%s) + _wu_limit))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$_wu_end" ]; then
+			_wu_msg="# waited $_wu_limit s for $_wu_what; it did not happen"
+			if [ -n "${WORLD:-}" ] && [ -d "$WORLD" ]; then echo "$_wu_msg" >>"$WORLD/.diag"; else echo "$_wu_msg"; fi
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 0
 }
 
 # _wait_port FILE PID: wait until the server PID wrote its port to FILE
@@ -294,24 +316,28 @@ settle_screen() {
 	return 0
 }
 
-# wait_for TEXT [SECONDS], wait_re REGEX [SECONDS]: poll the tmux pane
-# (every 0.1 s, SECONDS defaulting to the script's WAIT_SECONDS) until it
-# shows TEXT or matches REGEX; the whole frame is then in SCREEN. On a
-# timeout tui_report's account of the pane is printed under the next
-# check's result (even when `ok` ran the wait). Uses T and S.
-_screen_wait() { # grep-flag pattern seconds
-	_limit=$(( $3 * 10 )) _i=0
+# wait_screen WHAT SECONDS COMMAND...: poll the tmux pane (every 0.1 s)
+# until COMMAND, run with the pane's text in SCREEN, succeeds; the whole
+# frame is then in SCREEN. On a timeout tui_report's account of the pane
+# (waiting for WHAT) is printed under the next check's result (even when
+# `ok` ran the wait). Uses T and S.
+# wait_for TEXT [SECONDS], wait_re REGEX [SECONDS]: until the pane shows
+# TEXT or matches REGEX (SECONDS defaulting to the script's WAIT_SECONDS).
+wait_screen() {
+	_ws_what=$1 _limit=$(( $2 * 10 )) _i=0
+	shift 2
 	while [ $_i -lt $_limit ]; do
 		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep "$1" -q -- "$2" && { settle_screen; return 0; }
+		"$@" && { settle_screen; return 0; }
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	tui_report "$2" >>"$WORLD/.diag"
+	tui_report "$_ws_what" >>"$WORLD/.diag"
 	return 1
 }
-wait_for() { _screen_wait -F "$1" "${2:-${WAIT_SECONDS:-20}}"; }
-wait_re() { _screen_wait -E "$1" "${2:-${WAIT_SECONDS:-20}}"; }
+screen_has() { printf '%s\n' "$SCREEN" | grep "$1" -q -- "$2"; } # grep-flag pattern
+wait_for() { wait_screen "$1" "${2:-${WAIT_SECONDS:-20}}" screen_has -F "$1"; }
+wait_re() { wait_screen "$1" "${2:-${WAIT_SECONDS:-20}}" screen_has -E "$1"; }
 
 # ---- worlds several tests share ----
 # serve_world: make_world for the tests of `pyward serve` (curl required):
@@ -377,11 +403,15 @@ pip_world() {
 	J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 }
 
+# pip_child PID: prints the pid of the `pip install` that PID runs, if any
+# (false when there is none).
+pip_child() { ps -o pid=,args= --ppid "$1" 2>/dev/null | awk '/-m pip install/ {print $1; f=1; exit} END {exit !f}'; }
+
 # scratch_world: make_world for the scratchpad's tests: SYS_PY (the
 # machine's python3) runs the cells, the worker from the source tree, a
 # short grace, WS the workspace. use_rt NAME gives each scenario a private
 # runtime dir (XDG_RUNTIME_DIR; SOCKDIR its socket folder), host_pid reads
-# its host's pid, stop_host stops it; wait_gone PID waits (20 s at most) for
+# its host's pid, stop_host stops it; wait_gone PID waits (60 s at most) for
 # a pid to go. PY runs `pyward python` on the world, J EXPR prints EXPR of
 # the JSON in OUT (as d). At exit every host in every runtime dir is stopped
 # by its pid, then every pid in KILL_PIDS gets SIGKILL, and the world goes.
@@ -405,25 +435,31 @@ use_rt() {
 	RT_DIRS="$RT_DIRS $XDG_RUNTIME_DIR"
 	SOCKDIR="$XDG_RUNTIME_DIR/pyward"
 }
-host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
-wait_gone() {
-	_i=0
-	while kill -0 "$1" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
-	! kill -0 "$1" 2>/dev/null
-}
-stop_host() { # in the current runtime dir
-	_p=$(host_pid)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
-}
 stop_all_hosts() {
-	for _d in $RT_DIRS; do
-		_p=$(cat "$_d/pyward/host.pid" 2>/dev/null)
-		[ -n "$_p" ] || continue
-		kill "$_p" 2>/dev/null
-		wait_gone "$_p" || kill -9 "$_p" 2>/dev/null
-	done
+	for _d in $RT_DIRS; do stop_host "$_d/pyward"; done
+}
+
+# ---- scratchpad hosts (any test that runs cells)
+# host_pid [SOCKDIR]: the pid in host.pid of the runtime dir's socket folder
+# (SOCKDIR, else $XDG_RUNTIME_DIR/pyward). wait_gone PID [SECONDS]: wait
+# until PID is gone (a zombie counts as gone), 60 s at most. stop_pid PID:
+# SIGTERM, and SIGKILL if it is still there 20 s later. stop_host
+# [SOCKDIR]: stops that host by its pid and removes host.pid, so that a
+# later stop cannot hit a reused pid.
+_sockdir() { printf "%s" "${1:-${SOCKDIR:-${XDG_RUNTIME_DIR:-}/pyward}}"; }
+host_pid() { cat "$(_sockdir "${1:-}")/host.pid" 2>/dev/null; }
+wait_gone() { wait_until "${2:-60}" "process $1 to end" pid_gone "$1"; }
+stop_pid() {
+	[ -n "${1:-}" ] || return 0
+	kill "$1" 2>/dev/null
+	wait_until 20 "process $1 to end after SIGTERM" pid_gone "$1" || kill -9 "$1" 2>/dev/null
+	return 0
+}
+stop_host() {
+	_sh_pid=$(host_pid "${1:-}")
+	[ -n "$_sh_pid" ] || return 0
+	stop_pid "$_sh_pid"
+	rm -f "$(_sockdir "${1:-}")/host.pid"
 }
 
 # runtime_world: make_world, plus a relocatable CPython archive built from

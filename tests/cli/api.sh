@@ -44,7 +44,7 @@ with open(sys.argv[2], "ab", buffering=0) as out:
             break
 ' "$WORLD/log.sock" "$WORLD/syslog.txt" &
 	SERVER_PIDS="${SERVER_PIDS:-} $!"
-	i=0; while [ ! -e "$WORLD/syslog.txt.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until 60 "the syslog listener to bind its socket" test -e "$WORLD/syslog.txt.ready"
 	printf 'audit_log = syslog\naudit_syslog_socket = %s\nindex_url = %s\n' "$WORLD/log.sock" "$INDEX_ok_URL" > "$PYWARD_SYSTEM_CONFIG"
 fi
 
@@ -114,11 +114,13 @@ is "$CODE" 200 "read-only: status still answers"
 U GET /api/runtime/python -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)"
 is "$CODE" 431 "headers over the limit: 431"
 "${PYTHON3:-python3}" -c 'import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); open(sys.argv[2], "w").close(); time.sleep(5)' "$SOCK" "$WORLD/held" &
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); open(sys.argv[2], "w").close(); time.sleep(600)' "$SOCK" "$WORLD/held" &
 HOLD=$!
-i=0; while [ ! -e "$WORLD/held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.2
-U GET /api/runtime/python
+SERVER_PIDS="${SERVER_PIDS:-} $HOLD"
+wait_until 60 "the connection that fills --max-connections" test -e "$WORLD/held"
+# The server counts it once it has accepted it: until then a request is answered.
+refused() { U GET /api/runtime/python; [ "$CODE" = 429 ]; }
+wait_until 60 "a request past the held connection to be refused" refused
 is "$CODE $(J 'd["error"]["code"]')" "429 too-many-connections" "a connection past --max-connections: 429"
 kill "$HOLD" 2>/dev/null; wait "$HOLD" 2>/dev/null
 stop_serve "$RO"
@@ -339,7 +341,8 @@ if start_index stall stall; then
 	U POST /api/venvs --data '{"path": "held-env"}'
 	U POST /api/venvs/install --data '{"venv": "held-env", "packages": ["pwtest-beta"]}'
 	HJOB=$(J 'd["id"]')
-	sleep 1
+	wait_until 60 "pip to reach the stalled index (the job holds the environment)" \
+		grep -q STALL "$WORLD/index-stall.log"
 	U GET "/api/jobs/$HJOB"
 	is "$(J 'd["state"]')" running "an install into held-env waits on the stalled index"
 	U DELETE "/api/venvs?path=held-env"
@@ -401,12 +404,19 @@ SOCK=$MAIN_SOCK PORT=$MAIN_PORT
 # ---- audit events: every finished operation, to the journal or syslog
 echo "# audit path: $AUDIT"
 if [ "$AUDIT" = journal ]; then
-	sleep 1
+	journal_has() {
+		_ev=$(journalctl -o export --no-pager MESSAGE_ID=3b89e780301349588f2b4ed39aca630a \
+			PYWARD_KIND=runtime.install -n 20 2>/dev/null)
+		printf '%s' "$_ev" | grep -q PYWARD_OUTCOME=ok && printf '%s' "$_ev" | grep -q PYWARD_OUTCOME=cancelled
+	}
+	wait_until 60 "the journal to hold both installs' events" journal_has
 	EV=$(journalctl -o export --no-pager MESSAGE_ID=3b89e780301349588f2b4ed39aca630a PYWARD_KIND=runtime.install -n 20 2>/dev/null)
 	like "$EV" "PYWARD_OUTCOME=ok" "the install's event is in the journal"
 	like "$EV" "PYWARD_USER=ops-team" "with the caller"
 	like "$EV" "PYWARD_OUTCOME=cancelled" "and the cancelled one too"
 else
+	syslog_has() { grep -q 'outcome="ok"' "$WORLD/syslog.txt" && grep -q 'outcome="cancelled"' "$WORLD/syslog.txt"; }
+	wait_until 60 "the syslog listener to write both installs' events" syslog_has
 	EV=$(cat "$WORLD/syslog.txt")
 	like "$EV" '^<13>1 [^ ]+ [^ ]+ pyward [0-9]+ runtime\.install \[pyward@32473 operation_id="[0-9]+" kind="runtime\.install" outcome="ok"' \
 		"the install's event reached the syslog socket as RFC 5424 with structured data"
@@ -467,7 +477,7 @@ if command -v systemd-socket-activate >/dev/null 2>&1; then
 		"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" serve 2>"$WORLD/act.err" &
 	ACT=$!
 	SERVE_PIDS="$SERVE_PIDS $ACT"
-	i=0; while [ ! -S "$WORLD/act.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until 60 "systemd-socket-activate to bind act.sock" test -S "$WORLD/act.sock"
 	SOCK="$WORLD/act.sock"
 	U GET /api/runtime/python
 	is "$CODE" 200 "socket-activated: the first connection is answered"

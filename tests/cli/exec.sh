@@ -105,9 +105,8 @@ if cg_dir; then
 	is "$RC" 4 "exec stops the script at its budget"
 	GC=$(cat "$WORLD/grandchild.pid" 2>/dev/null)
 	KILL_PIDS="$KILL_PIDS $GC"
-	_i=0
-	while [ -n "$GC" ] && kill -0 "$GC" 2>/dev/null && [ $_i -lt 30 ]; do sleep 0.1; _i=$((_i + 1)); done
-	ok "the grandchild that called setsid is gone too (cgroup killed)" sh -c "[ -n '$GC' ] && ! kill -0 '$GC' 2>/dev/null"
+	gc_gone() { [ -n "$GC" ] && pid_gone "$GC"; }
+	ok "the grandchild that called setsid is gone too (cgroup killed)" wait_until 60 "grandchild $GC to end" gc_gone
 else
 	echo "ok 19 # SKIP no writable cgroup v2 here (not mounted, or this user has no delegated subtree)"
 	echo "ok 20 # SKIP no writable cgroup v2 here"

@@ -129,8 +129,8 @@ P jobs wait "$K"
 is "$RC" 130 "jobs wait on an interrupted job exits 130"
 P history --kind venv.install --outcome interrupted
 like "$OUT" "interrupted" "its operation is interrupted in the history too"
-_i=0
-while ps -eo args | grep -v grep | grep -q -- "--index-url $INDEX_stall_URL" && [ $_i -lt 150 ]; do sleep 0.2; _i=$((_i + 1)); done
+no_stalled_pip() { ! ps -eo args | grep -v grep | grep -q -- "--index-url $INDEX_stall_URL"; }
+wait_until 60 "the pip the killed job left to be stopped" no_stalled_pip
 ok "the pip it left behind was stopped" sh -c "! ps -eo args | grep -v grep | grep -q -- '--index-url $INDEX_stall_URL'"
 
 # ---- the caller's time budget goes with the job

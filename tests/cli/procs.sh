@@ -10,28 +10,12 @@ plan 13
 P venv create --python "$SYS_PY"
 is "$RC" 0 "a venv to install into"
 
-# pid_of_pip PARENT: the pip that PARENT started (waits up to 10 s)
+# pid_of_pip PARENT: the pip that PARENT started (waits up to 60 s for it)
 pid_of_pip() {
-	_i=0
-	while [ $_i -lt 100 ]; do
-		_p=$(ps -o pid=,args= --ppid "$1" 2>/dev/null | awk '/-m pip install/ {print $1; exit}')
-		[ -n "$_p" ] && { echo "$_p"; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
+	wait_until 60 "pyward $1 to start pip" pip_child "$1" && pip_child "$1"
 }
-# gone PID: not running within 3 s (a zombie counts as gone)
-gone() {
-	_i=0
-	while [ $_i -lt 30 ]; do
-		_s=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)
-		[ -z "$_s" ] || [ "$_s" = Z ] && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+# gone PID: it ends within 60 s (a zombie counts as gone)
+gone() { wait_until 60 "pip $1 to end with the pyward that started it" pid_gone "$1"; }
 
 # ---- item 13: kill -9 of a foreground install, several times
 TRIES=5 survivors=0 started=0 held=0

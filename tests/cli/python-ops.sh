@@ -17,15 +17,6 @@ export XDG_RUNTIME_DIR="$WORLD/rt"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 unset PYWARD_SCRATCH_TEST_OWNER_UID
 WS="$WORLD/ws"
-stop_host() {
-	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	_i=0
-	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	kill -0 "$_p" 2>/dev/null && kill -9 "$_p" 2>/dev/null
-	return 0
-}
 trap 'stop_host; rm -rf "$WORLD"' EXIT
 "$SYS_PY" -m venv --without-pip "$WS/.venv" >/dev/null 2>&1 ||
 	skip_all "python3 -m venv does not work here (install python3-venv)"
@@ -91,15 +82,13 @@ printf '%s\n' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ops-test","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
 	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"python","arguments":{"code":"y = 5","venv":"v2"}}}' >&3
-_i=0
-while ! grep -q '"id":2' "$WORLD/mcp-live.out" 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "the MCP server to answer call 2" grep -q '"id":2' "$WORLD/mcp-live.out"
 run --box-root "$WORLD/box" -C "$WS" --json python --list
 is "$(J '[s["state"] for s in d["sessions"] if s["name"].endswith("-mcp-'"$MCP_PID"'")]')" "['leased']" \
 	"after a call the MCP server holds its own session's worker (direct mode)"
 mkdir -p "$WORLD/elsewhere" && cp "$(readlink -f "$SYS_PY")" "$WORLD/elsewhere/python3"
 printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python","arguments":{"code":"y * 2","venv":"v2"}}}' >&3
-_i=0
-while ! grep -q '"id":3' "$WORLD/mcp-live.out" 2>/dev/null && [ $_i -lt 400 ]; do sleep 0.02; _i=$((_i + 1)); done
+wait_until 60 "the MCP server to answer call 3" grep -q '"id":3' "$WORLD/mcp-live.out"
 OUT=$(grep '"id":3' "$WORLD/mcp-live.out")
 is "$(J 'd["result"]["structuredContent"]["value"]')" "10" "and the next call on the leased worker keeps the state"
 # at once after that call, while the server's memo of its check is fresh

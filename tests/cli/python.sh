@@ -6,6 +6,8 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 scratch_world
 plan 93
+# session_is NAME STATE: `pyward python --list` shows session NAME in STATE.
+session_is() { "$PYWARD" python --list 2>/dev/null | grep -q "^$1 .*$2"; }
 
 # ---- persistence, _, first result, human form
 use_rt main
@@ -51,8 +53,7 @@ is "$OUT" 41 "and nothing ran"
 PY -s order -c 'order = []'
 "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s order -c 'import time; time.sleep(0.8); order.append(1)' >/dev/null 2>&1 &
 FIRST=$!
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^order .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session order to show as running" session_is order "running"
 PY -s order -c 'order.append(2); order'
 wait "$FIRST"
 is "$OUT" "[1, 2]" "a second call waits for the running one"
@@ -99,7 +100,8 @@ ticks > 0'
 is "$OUT" True "top-level await works"
 PY -c 'seen = ticks; seen'
 SEEN=$OUT
-sleep 0.5
+ticked() { PY -c 'ticks > seen'; [ "$OUT" = True ]; }
+wait_until 60 "the task to tick between calls" ticked
 PY -c 'ticks > seen, task.done()'
 is "$OUT" "(True, False)" "a task made with create_task keeps running between calls"
 PY -c 'await asyncio.sleep(0); 3'
@@ -128,8 +130,7 @@ is "$RC:$OUT" "0:True" "the first cell that imports asyncio runs in the loop"
 "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s aio -c 'x = 0
 while True: x += 1' >"$WORLD/aio.out" 2>"$WORLD/aio.err" &
 CLIENT=$!
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^aio .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session aio to show as running" session_is aio "running"
 run python -s aio --interrupt
 wait "$CLIENT"
 is "$?" 130 "a busy cell on the loop is interrupted"
@@ -163,8 +164,7 @@ is "$OUT" "(1, True)" "and the task the library made ran after the cell, between
 PY -s spin -c 'None'
 "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s spin -c 'while True: pass' >"$WORLD/spin.out" 2>"$WORLD/spin.err" &
 CLIENT=$!
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session spin to show as running" session_is spin "running"
 run python -s spin --interrupt
 is "$RC" 0 "--interrupt names a running session"
 wait "$CLIENT"
@@ -174,16 +174,14 @@ PY -s spin -c '"still here"'
 is "$OUT" "'still here'" "the worker survives an interrupt"
 "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s spin -c 'while True: pass' >"$WORLD/spin.out" 2>"$WORLD/spin.err" &
 CLIENT=$!
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session spin to show as running" session_is spin "running"
 kill -INT "$CLIENT"
 wait "$CLIENT"
 is "$?" 130 "Ctrl-C (SIGINT) on the client interrupts the cell"
 PY -s spin -c 'import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); stubborn = 1
 while True: pass' &
 CLIENT=$!
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^spin .*running' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session spin to show as running" session_is spin "running"
 run python -s spin --interrupt
 wait "$CLIENT"
 PY -s spin -c '"after"'
@@ -246,8 +244,7 @@ is "$OUT" "'$WS/venv1'" "--venv runs the session in that environment"
 run --box-root "$WORLD/box" -C "$WS" python -s withvenv --python "$SYS_PY" -c '1'
 is "$RC" 3 "another explicit interpreter for a running session is refused"
 rm -rf "$WS/venv1"
-_i=0
-while ! "$PYWARD" python --list 2>/dev/null | grep -q '^withvenv .*no worker' && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+wait_until 60 "session withvenv to show as no worker" session_is withvenv "no worker"
 PY -s withvenv --json -c '1'
 is "$(J 'd["notices"][0]["kind"]')" "env_removed" "removing the session's environment discards its worker"
 
@@ -279,8 +276,8 @@ for s in s2 s3 s4 s5; do
 	"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s $s -c 'import time; time.sleep(60)' >/dev/null 2>&1 &
 	PIDS="$PIDS $!"
 done
-_i=0
-while [ "$("$PYWARD" python --list 2>/dev/null | grep -c ' running ')" -lt 4 ] && [ $_i -lt 150 ]; do sleep 0.1; _i=$((_i + 1)); done
+four_running() { [ "$("$PYWARD" python --list 2>/dev/null | grep -c ' running ')" -ge 4 ]; }
+wait_until 60 "four sessions to run a cell each" four_running
 PY -s s6 -c '1'
 is "$RC" 1 "with all four workers running cells a new session fails"
 like "$ERR" "all 4 scratchpad workers are running cells: .*s[2-5] \(running a cell" "the failure names what is busy"

@@ -13,15 +13,6 @@
 make_world
 export XDG_RUNTIME_DIR="$WORLD/xdg-rt" PYWARD_WORKER="$TOP_SRCDIR/data/pyward_worker.py"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-stop_host() {
-	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	_i=0
-	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	kill -0 "$_p" 2>/dev/null && kill -9 "$_p" 2>/dev/null
-	return 0
-}
 trap 'stop_host; stop_servers; rm -rf "$WORLD"' EXIT
 FIX="$TOP_SRCDIR/tests/fixtures"
 runtime_fixture "$WORLD/rt"

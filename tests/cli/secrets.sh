@@ -24,14 +24,9 @@ STALL_HP=${STALL_HP%%/*}
 	pwtest-alpha >"$WORLD/bg.out" 2>"$WORLD/bg.err" &
 BG=$!
 KILL_PIDS="$KILL_PIDS $BG"
-# pyward's child that runs pip (polled, at most 10 s)
-PIP_PID=""
-i=0
-while [ -z "$PIP_PID" ] && [ $i -lt 100 ]; do
-	PIP_PID=$(ps -o pid=,args= --ppid "$BG" 2>/dev/null | awk '/-m pip install/ {print $1; exit}')
-	[ -n "$PIP_PID" ] || sleep 0.1
-	i=$((i + 1))
-done
+# pyward's child that runs pip (polled, at most 60 s)
+wait_until 60 "pyward to start pip" pip_child "$BG"
+PIP_PID=$(pip_child "$BG")
 ok "pip is running against the stalled index" test -n "$PIP_PID"
 CMDLINE=$(tr '\0' ' ' <"/proc/$PIP_PID/cmdline" 2>/dev/null)
 ENVIRON=$(tr '\0' '\n' <"/proc/$PIP_PID/environ" 2>/dev/null)
@@ -65,8 +60,8 @@ P --json venv install --background --index "http://frank:jb/5@127.0.0.1:$DEAD/si
 JOB=$(J 'd["job_id"]' 2>/dev/null)
 JPID=$(J 'd["job"]["pid"]' 2>/dev/null)
 KILL_PIDS="$KILL_PIDS $JPID"
-i=0
-while [ -n "$JPID" ] && kill -0 "$JPID" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+job_ended() { [ -n "$JPID" ] && pid_gone "$JPID"; }
+wait_until 60 "the background job $JPID to end" job_ended
 ok "the background job wrote its log" test -s "$WS/.pyward/jobs/$JOB.log"
 ok "the job log names no credential" sh -c "! grep -q 'jb/5' '$WS/.pyward/jobs/$JOB.log'"
 P history show "$(P history --json; J 'd["operations"][0]["id"]')"

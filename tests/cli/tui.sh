@@ -124,8 +124,7 @@ c.close()
 open(flag + ".released", "w").close()
 PY
 locker=$!
-i=0
-while [ ! -e "$WORLD/lock.held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 60 "the locker to hold the catalog" test -e "$WORLD/lock.held"
 T send-keys -t big /
 wait_for "Show only lines containing" >/dev/null
 T send-keys -t big verify

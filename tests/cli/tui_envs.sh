@@ -163,8 +163,8 @@ unlike "$SCREEN" "-- stop reason --|attempts so far:" "the stop reason is shown 
 keys Right
 ok "Right scrolls long output lines sideways (a mark says the start is hidden)" wait_re "║ <[^ ]" 10
 keys Left
-sleep 0.5
-SCREEN=$(T capture-pane -p -t "$S")
+no_mark() { SCREEN=$(T capture-pane -p -t "$S"); ! printf '%s\n' "$SCREEN" | grep -q "║ <[^ ]"; }
+wait_until 60 "the mark of hidden starts to go" no_mark
 unlike "$SCREEN" "║ <[^ ]" "Left scrolls back"
 
 # ---- read-only refuses create

@@ -29,17 +29,8 @@ keys() { T send-keys -t "$S" "$@"; }
 # The screen as one line of words (the pane wraps long lines at its border).
 flat() { printf '%s\n' "$SCREEN" | sed 's/[║│|]/ /g' | tr -s ' \n' '  '; }
 # wait_flat TEXT [SECONDS]: poll until the flattened screen holds TEXT.
-wait_flat() {
-	_limit=$(( ${2:-30} * 10 )) _i=0
-	while [ $_i -lt $_limit ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		flat | grep -Fq -- "$1" && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	tui_report "$1" >>"$WORLD/.diag"
-	return 1
-}
+flat_has() { flat | grep -Fq -- "$1"; }
+wait_flat() { wait_screen "$1" "${2:-30}" flat_has "$1"; }
 tui_start one 100 30 \
 	"env TERM=xterm-256color LC_ALL=C.UTF-8 PYWARD_DATADIR='$WORLD/data' '$PYWARD' --box-root '$BOX' -C '$WORLD/ws'; echo EXITED rc=\$?; sleep 60"
 

@@ -21,17 +21,8 @@ plan 65
 
 WAIT_SECONDS=20
 # wait_gone TEXT [SECONDS]: poll until TEXT is no longer on the screen.
-wait_gone() {
-	_limit=$(( ${2:-10} * 10 )) _i=0
-	while [ $_i -lt $_limit ]; do
-		SCREEN=$(T capture-pane -p -t "$S" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Fq -- "$1" || return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	tui_report "the end of $1" >>"$WORLD/.diag"
-	return 1
-}
+screen_lacks() { ! screen_has -F "$1"; }
+wait_gone() { wait_screen "the end of $1" "${2:-60}" screen_lacks "$1"; }
 # start NAME [ENV...] -- [PYWARD ARGS...]: a session running the TUI.
 start() {
 	S=$1; shift

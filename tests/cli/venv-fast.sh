@@ -101,12 +101,8 @@ late_sum=$(sha256sum "$IMG/$LATE" | cut -d' ' -f1)
 strace -f -o /dev/null -e inject=linkat:delay_enter=3000000:when=1 \
 	"$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" racing >"$WORLD/race.out" 2>&1 &
 racer=$!
-i=0
-while [ -z "$(find "$WS" -type d -path "$WS/.racing.pyward-tmp-*/site-packages/pip/_vendor" 2>/dev/null)" ] &&
-	[ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+pip_copied() { [ -n "$(find "$WS" -type d -path "$WS/.racing.pyward-tmp-*/site-packages/pip/_vendor" 2>/dev/null)" ]; }
+wait_until 60 "the create to copy pip into its temporary tree" pip_copied
 echo '# changed during the create' >> "$IMG/$LATE"
 wait "$racer"
 is "$?" 0 "a create during which the image is changed exits 0"
@@ -166,11 +162,12 @@ ok "its pip works" "$WS/killed/bin/python" -m pip --version
 rm -rf "$WS/slow"
 "$PYWARD" --box-root "$BOX" -C "$WS" venv create --python "$BASE" --seed pip slow >/dev/null 2>&1 &
 victim=$!
-i=0
-while [ ! -e "$WS/slow/pyvenv.cfg" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 60 "venv to write slow/pyvenv.cfg" test -e "$WS/slow/pyvenv.cfg"
 kill -9 "$victim" 2>/dev/null
 wait "$victim" 2>/dev/null
-sleep 0.5
+# its children (venv, ensurepip) end with it: wait for that, not for a time
+no_child_left() { ! pgrep -f -- "$WS/slow" >/dev/null; }
+wait_until 60 "the killed create's children to end" no_child_left
 P venv create --python "$BASE" --seed pip slow
 like "$OUT" "interrupted create had left it half-made: made again" "a killed ensurepip create is made again, not taken as done"
 ok "and its pip works" "$WS/slow/bin/python" -m pip --version

@@ -38,13 +38,5 @@ start_index ok ok || skip_all "could not start the index server"
 start_index stall stall || skip_all "could not start the stalling index server"
 export INDEX_OK="$INDEX_ok_URL" INDEX_STALL="$INDEX_stall_URL"
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-stop_host() {
-	_p=$(cat "$XDG_RUNTIME_DIR/pyward/host.pid" 2>/dev/null)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	_i=0
-	while kill -0 "$_p" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	return 0
-}
 trap 'stop_host; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
 node "$TOP_SRCDIR/tests/mcp/client.mjs"
