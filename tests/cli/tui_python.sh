@@ -19,19 +19,6 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 SOCKDIR="$XDG_RUNTIME_DIR/pyward"
 unset PYWARD_SCRATCH_TEST_OWNER_UID
 
-host_pid() { cat "$SOCKDIR/host.pid" 2>/dev/null; }
-# gone PID: it exited (a zombie not yet reaped by init counts as gone).
-gone() { [ ! -d "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
-stop_host() {
-	_p=$(host_pid)
-	[ -n "$_p" ] || return 0
-	kill "$_p" 2>/dev/null
-	_i=0
-	while ! gone "$_p" && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	gone "$_p" || kill -9 "$_p" 2>/dev/null
-	rm -f "$SOCKDIR/host.pid"
-	return 0
-}
 trap 'T kill-server 2>/dev/null; stop_host; rm -rf "$WORLD"' EXIT
 
 runtime_fixture "$WORLD/arch"
@@ -41,7 +28,7 @@ write_pins "$WORLD/pins.tsv" "$VER" 1 "https://localhost:9/unused.tar.gz" "$SHA"
 	skip_all "could not install the fixture runtime"
 plan 55
 
-WAIT_SECONDS=20
+WAIT_SECONDS=60
 # start NAME BOX WORKSPACE [OPTION]: a tmux session running the TUI on the Python pane.
 start() {
 	S=$1
@@ -53,6 +40,25 @@ start() {
 # type TEXT: literal keys into the input, then Enter.
 type_line() { T send-keys -t "$S" -l "$1"; T send-keys -t "$S" Enter; }
 row() { printf '%s\n' "$SCREEN" | sed -n "$1p"; }
+# Enter while a cell runs is refused (the input is kept), so a line typed
+# before the previous cell finished would never run: wait for the pane to
+# say so, never for a time. idle_state: the header's state in SCREEN when
+# no cell runs ("N executions, generation G", "fresh, generation G"), else
+# nothing. wait_idle [STATE]: until the header shows an idle state other
+# than STATE (every finished cell counts an execution); what the pane showed
+# is reported after WAIT_SECONDS. cell TEXT: type TEXT and Enter once the
+# pane is idle, then wait until that cell finished.
+idle_state() { row 3 | grep -Eo '(fresh|[0-9]+ executions?), generation [0-9]+'; }
+idle_other_than() { _now=$(idle_state); [ -n "$_now" ] && [ "$_now" != "$1" ]; }
+wait_idle() {
+	wait_screen "an idle header other than \"${1:-}\" (the cell to finish)" "$WAIT_SECONDS" idle_other_than "${1:-}"
+}
+cell() {
+	wait_idle
+	_before=$(idle_state)
+	type_line "$1"
+	wait_idle "$_before"
+}
 
 
 # ---- before the first cell
@@ -76,6 +82,7 @@ type_line '1/0'
 ok "an exception shows its traceback" wait_for "ZeroDivisionError: division by zero"
 
 # ---- multi-line input: the continuation key, and Enter after ':'
+_before=$(idle_state)
 T send-keys -t "$S" -l 'def double(a):'
 T send-keys -t "$S" C-j
 ok "Ctrl-J adds an indented line" wait_re "^║ \.\.\.     +║$"
@@ -85,16 +92,19 @@ T send-keys -t "$S" Enter
 ok "Enter inside an indented block adds a line" wait_re "^║ \.\.\.     return a \* 2 +║$"
 T send-keys -t "$S" Enter
 ok "a blank line ends the block and runs it" wait_for "...:     return a * 2"
+wait_idle "$_before" # the line above shows as soon as the cell starts
 type_line 'double(21)'
 ok "the function defined over several lines works" wait_for "Out[6]: 42"
+_before=$(idle_state)
 T send-keys -t "$S" -l 'y = (1,'
 T send-keys -t "$S" Enter
 T send-keys -t "$S" -l '2)'
 T send-keys -t "$S" Enter
 ok "Enter inside an open bracket continues, then runs" wait_re "^║ +\.\.\.: 2\) +║$"
+wait_idle "$_before" # the line above shows as soon as the cell starts
 
 # ---- keys that are text here
-type_line "q = '1?/jkhl'"
+cell "q = '1?/jkhl'"
 type_line 'q'
 ok "q, digits, ?, / and hjkl are typed into the input" wait_for "Out[9]: '1?/jkhl'"
 unlike "$SCREEN" "EXITED" "typing q did not quit"
@@ -113,7 +123,7 @@ ok "Esc interrupts it: KeyboardInterrupt" wait_for "KeyboardInterrupt"
 ok "the cell gets its number" wait_for "In [10]: while True: pass"
 like "$SCREEN" ">>> abc" "the typed input is kept"
 T send-keys -t "$S" C-u
-type_line 'import time'
+cell 'import time'
 type_line 'while True: time.sleep(0.01)'
 wait_for "running a cell" >/dev/null
 T send-keys -t "$S" C-c
@@ -141,7 +151,7 @@ ok "and its state" wait_re "Out\[[0-9]+\]: 82"
 # ---- state loss is announced
 HOST=$(host_pid)
 stop_host
-host_gone() { [ -n "$HOST" ] && gone "$HOST"; }
+host_gone() { [ -n "$HOST" ] && pid_gone "$HOST"; }
 ok "the host the interface started was stopped by its pid" host_gone
 type_line 'x'
 ok "after the host is killed the next cell says the scratchpad is fresh" wait_for "notice: fresh scratchpad"
