@@ -15,27 +15,15 @@
 #
 # Usage: BUILD_DIR=_build [BEFORE=old/pyward] bench/catalog-open.sh [SIZES...]
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$here/_build}
-case $build in /*) ;; *) build=$here/$build ;; esac
-runs=${RUNS:-7}
-py="$build/src/pyward"
-fill="$build/tests/unit/catalog_fill"
+. "$(dirname "$0")/catalog-bench.sh"
 before=${BEFORE:-}
-[ -x "$py" ] && [ -x "$fill" ] || { echo "build first: make && make tests/unit/catalog_fill (in $build)" >&2; exit 2; }
 [ -z "$before" ] || [ -x "$before" ] || { echo "BEFORE=$before is not an executable" >&2; exit 2; }
-command -v sqlite3 >/dev/null || { echo "sqlite3 shell needed (apt-get install sqlite3)" >&2; exit 2; }
 [ $# -gt 0 ] || set -- 10000 100000 1000000
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/pyward-bench-catalog.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+catalog_work catalog
 keep=${BENCH_DIR:-$work}
-mkdir -p "$work/box" "$work/ws" "$work/home" "$keep"
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" PYWARD_SYSTEM_CONFIG="$work/none.conf"
-export LC_ALL=C.UTF-8 LANGUAGE=
-unset PYWARD_HOME
+mkdir -p "$keep"
 
-ms_now() { date +%s%N; }
 time_ms() {
 	sync
 	s=$(ms_now)
@@ -43,7 +31,6 @@ time_ms() {
 	e=$(ms_now)
 	echo $(((e - s) / 1000000))
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.3f", a / b }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 op() { "$1" --box-root "$work/box" -C "$work/ws" runtime verify; }
@@ -56,11 +43,7 @@ else
 fi
 for n in "$@"; do
 	cat="$keep/c$n.sqlite3"
-	if [ ! -s "$cat" ] || [ "$(sqlite3 -readonly "$cat" 'SELECT count(*) FROM operations' 2>/dev/null)" != "$n" ]; then
-		rm -f "$cat" "$cat-wal" "$cat-shm"
-		echo "filling $cat with $n operations..." >&2
-		"$fill" "$cat" --bulk "$n"
-	fi
+	filled "$cat" "$n"
 	box="$work/box/catalog.sqlite3"
 	rm -f "$box" "$box-wal" "$box-shm"
 	cp "$cat" "$box"

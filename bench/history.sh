@@ -19,36 +19,19 @@
 #
 # Usage: BUILD_DIR=_build bench/history.sh [OPERATIONS]
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$here/_build}
-case $build in /*) ;; *) build=$here/$build ;; esac
+. "$(dirname "$0")/catalog-bench.sh"
 n=${1:-1000000}
-runs=${RUNS:-7}
-py="$build/src/pyward"
-fill="$build/tests/unit/catalog_fill"
 pyth=${PYTHON3:-python3}
-[ -x "$py" ] && [ -x "$fill" ] || { echo "build first: make && make tests/unit/catalog_fill (in $build)" >&2; exit 2; }
-command -v sqlite3 >/dev/null || { echo "sqlite3 shell needed (apt-get install sqlite3)" >&2; exit 2; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/pyward-bench-history.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/box" "$work/ws" "$work/home"
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" PYWARD_SYSTEM_CONFIG="$work/none.conf"
-export LC_ALL=C.UTF-8 LANGUAGE=
-unset PYWARD_HOME
+catalog_work history
 cat=${BENCH_CATALOG:-$work/catalog.sqlite3}
-if [ ! -s "$cat" ] || [ "$(sqlite3 -readonly "$cat" 'SELECT count(*) FROM operations' 2>/dev/null)" != "$n" ]; then
-	rm -f "$cat" "$cat-wal" "$cat-shm"
-	echo "filling $cat with $n operations (two attempts each)..." >&2
-	"$fill" "$cat" --bulk "$n"
-fi
+filled "$cat" "$n"
 # pyward refuses a catalog reached through a symlink: a hard link, or a copy
 ln -f "$cat" "$work/box/catalog.sqlite3" 2>/dev/null || cp "$cat" "$work/box/catalog.sqlite3"
 # a catalog filled by an older pyward gets this one's schema (the indexes) once, before timing
 "$fill" "$work/box/catalog.sqlite3" --open
 sync
 
-ms_now() { date +%s%N; }
 # time_ms CMD...: wall milliseconds of one run (output discarded)
 time_ms() {
 	s=$(ms_now)
@@ -56,7 +39,6 @@ time_ms() {
 	e=$(ms_now)
 	echo $(((e - s) / 1000000))
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.2f", a / b }'; }
 verdict() { awk -v v="$1" 'BEGIN { print (v + 0 < 50 ? "under 50 ms" : "OVER 50 ms") }'; }
 

@@ -38,7 +38,7 @@ traced() { # LOG ARGS...: pyward under strace
 	OUT=$run_strace
 	ERR=$(cat "$WORLD/.err")
 }
-order() { "${PYTHON3:-python3}" "$FIX/durable_order.py" "$1" "$BOX" "$2"; }
+order() { "${PYTHON3:-python3}" "$FIX/durable_order.py" runtime "$1" "$BOX" "$2"; }
 plan 21
 
 # ---- the first install: flush, commit, rename current, fsync the folder, commit
@@ -59,37 +59,43 @@ is "$(order "$WORLD/t3.log" rollback)" "ok" "rollback: both links renamed, then 
 traced "$WORLD/t4.log" runtime rollback
 is "$RC" 0 "rolling forward again succeeds"
 
-# ---- a flush that fails refuses the swap
+# ---- a flush that fails refuses the swap: the third install under strace
+# with an EIO injected (injected NAME STRACE-OPTIONS...: RC, ERR; strace's
+# log in NAME.log); afterwards the links are as before (links_kept) and the
+# history says failed (last_install_failed DESCRIPTION).
 before=$(readlink "$LINKS/current")
 prev_before=$(readlink "$LINKS/previous")
-strace -f -o /dev/null -P "$LINKS/versions" -e trace=fsync -e inject=fsync:error=EIO \
-	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
-	>"$WORLD/f.out" 2>"$WORLD/f.err"
-RC=$?
-ERR=$(cat "$WORLD/f.err")
+injected() {
+	_n=$1; shift
+	strace -f -y -o "$WORLD/$_n.log" "$@" \
+		"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
+		>"$WORLD/$_n.out" 2>"$WORLD/$_n.err"
+	RC=$?
+	ERR=$(cat "$WORLD/$_n.err")
+}
+links_kept() { is "$(readlink "$LINKS/current") $(readlink "$LINKS/previous")" "$before $prev_before" "current and previous are unchanged"; }
+last_install_failed() {
+	is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" \
+		"failed" "$1"
+}
+injected f -P "$LINKS/versions" -e trace=fsync -e inject=fsync:error=EIO
 is "$RC" 1 "an install whose flush fails (EIO) fails"
 like "$ERR" "could not be flushed to disk.*not swapped in" "the error says the tree was not flushed and not swapped in"
 like "$ERR" "Input/output error" "the error names the system's reason"
-is "$(readlink "$LINKS/current") $(readlink "$LINKS/previous")" "$before $prev_before" "current and previous are unchanged"
+links_kept
 is "$(ls "$LINKS/versions" | grep -c -- "-3-")" 0 "the unflushed tree was removed"
 is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT count(*) FROM pins p JOIN runtimes r ON r.pin_id = p.id WHERE p.sha256 = '$SHA3'")" 0 \
 	"no runtime row names the unflushed tree"
-is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" "failed" \
-	"the history records the refused install as failed"
+last_install_failed "the history records the refused install as failed"
 
 # ---- a file's flush that fails fails the extraction: the tree is removed,
 # nothing swapped. strace counts calls per thread: the 20th fdatasync of each
 # thread fails, which only the flusher threads reach (~700 files among 16)
-strace -f -y -o "$WORLD/f2.log" -e trace=fdatasync -e inject=fdatasync:error=EIO:when=20 \
-	"$PYWARD" --box-root "$BOX" -C "$WORLD/ws" runtime install --pins "$WORLD/p3.tsv" --archive "$C" --yes -q \
-	>"$WORLD/f2.out" 2>"$WORLD/f2.err"
-RC=$?
-ERR=$(cat "$WORLD/f2.err")
+injected f2 -e trace=fdatasync -e inject=fdatasync:error=EIO:when=20
 is "$RC" 1 "an install where one file's fdatasync fails (EIO) fails"
 like "$ERR" "cannot write archive entry 'python/.*Input/output error" "the error names the file and the system's reason"
-is "$(readlink "$LINKS/current") $(readlink "$LINKS/previous")" "$before $prev_before" "current and previous are unchanged"
+links_kept
 is "$(ls -a "$LINKS/versions" | grep -c -- "-3-\|\.staging")" 0 "neither the tree nor its staging folder is left"
 ok "fdatasyncs were failed by strace (only fdatasync is traced)" grep -q 'EIO (Input/output error) (INJECTED)' "$WORLD/f2.log"
-is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" "failed" \
-	"the history records it as failed"
+last_install_failed "the history records it as failed"
 done_testing

@@ -2,7 +2,7 @@
 # Durable environments: `venv create` (both routes), `venv install`,
 # `venv uninstall` and `venv remove` flush what they made or removed before
 # the catalog records them done. The order of the system calls is read off
-# strace (tests/fixtures/venv_durable_order.py says what each kind needs);
+# strace (tests/fixtures/durable_order.py says what each kind needs);
 # a flush that fails (EIO injected by strace) fails the operation, with a
 # message saying so, and the history records it as failed.
 . "$TOP_SRCDIR/tests/lib.sh"
@@ -41,7 +41,7 @@ injected() { # STRACE-OPTIONS... -- ARGS...: pyward with a failure injected
 	RC=$?
 	ERR=$(cat "$WORLD/.err")
 }
-order() { "$SYS_PY" "$FIX/venv_durable_order.py" "$1" "$2" "$3" "$CAT"; }
+order() { "$SYS_PY" "$FIX/durable_order.py" venv "$1" "$2" "$3" "$CAT"; }
 outcome() { sqlite3 "$CAT" "SELECT outcome FROM operations WHERE kind = '$1' ORDER BY id DESC LIMIT 1"; }
 plan 50
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "catalog_fixture.h"
 #include "err.h"
 #include "xalloc.h"
 
@@ -30,19 +31,7 @@
 /* String literals for the char * fields of pw_attempt_rec. */
 #define MUT(s) ((char *)(uintptr_t)(s))
 
-typedef struct fixture {
-	char dir[64];
-	char *path;
-} fixture;
-
 /* ---------------------------------------------------------------- helpers */
-
-#define assert_ok(expr) \
-	do { \
-		pw_err *e_ = (expr); \
-		if (e_) \
-			fail_msg("unexpected error: %s", pw_err_message(e_)); \
-	} while (0)
 
 /* Check that e has the code, then free it. */
 static void expect_err(pw_err *e, pw_errcode code)
@@ -55,57 +44,12 @@ static void expect_err(pw_err *e, pw_errcode code)
 	pw_err_free(e);
 }
 
-static int setup(void **state)
-{
-	fixture *f = xcalloc(1, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "/tmp/pw-catalog-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->path = xasprintf("%s/catalog.sqlite3", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	DIR *d = opendir(f->dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *p = xasprintf("%s/%s", f->dir, de->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 static pw_catalog *open_rw(const char *path)
 {
 	pw_catalog *c = NULL;
 	assert_ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &c));
 	assert_non_null(c);
 	return c;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *buf = xmalloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
 }
 
 static void spit_at(const char *path, long offset, const void *data, size_t len)
@@ -122,24 +66,6 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-static bool side_file_exists(const char *path, const char *suffix)
-{
-	char *p = xasprintf("%s%s", path, suffix);
-	bool r = exists(p);
-	free(p);
-	return r;
-}
-
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static char *raw_text(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
@@ -148,13 +74,6 @@ static char *raw_text(sqlite3 *db, const char *sql)
 	char *v = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return v;
-}
-
-static void raw_exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
 }
 
 /* Tests set started_at by hand to get a known order. */
@@ -1098,26 +1017,26 @@ static void test_target_indexed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_create_schema, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_byte_file_is_initialised, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_readonly_missing_is_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_text_file_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clobbered_catalog, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_roundtrip_fields, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duration_from_timestamps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_finish_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attempts_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newest_first_and_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_derived_outcomes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_query_cancel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_target_indexed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_schema, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_zero_byte_file_is_initialised, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_missing_is_empty, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_text_file_refused, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_clobbered_catalog, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_roundtrip_fields, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_duration_from_timestamps, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_finish_errors, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_attempts_in_order, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_filters, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_newest_first_and_limits, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_derived_outcomes, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_query_cancel, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_target_indexed, catalog_setup, catalog_teardown),
 		cmocka_unit_test(test_actor_current),
-		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_creators, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_two_creators, catalog_setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

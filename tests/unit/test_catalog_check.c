@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "catalog_fixture.h"
 #include "catalog_file.h"
 #include "err.h"
 #include "catalog_stats.h"
@@ -28,89 +29,6 @@
 #include <unistd.h>
 
 #define PAGE 4096
-
-typedef struct fixture {
-	char dir[64];
-	char *path;
-} fixture;
-
-#define assert_ok(expr) \
-	do { \
-		pw_err *e_ = (expr); \
-		if (e_) \
-			fail_msg("unexpected error: %s", pw_err_message(e_)); \
-	} while (0)
-
-static int setup(void **state)
-{
-	fixture *f = xcalloc(1, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "/tmp/pw-catcheck-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->path = xasprintf("%s/catalog.sqlite3", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	DIR *d = opendir(f->dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *p = xasprintf("%s/%s", f->dir, de->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
-static void raw_exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-}
-
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static bool side_file_exists(const char *path, const char *suffix)
-{
-	char *p = xasprintf("%s%s", path, suffix);
-	struct stat st;
-	bool r = stat(p, &st) == 0;
-	free(p);
-	return r;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *buf = xmalloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
 
 static int64_t record(pw_catalog *c)
 {
@@ -492,13 +410,13 @@ static void test_second_open_keeps_first_locks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_large_damaged_elsewhere_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_large_write_to_damaged_page_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unclosed_writer_makes_open_check, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_live_writer_is_no_reason, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_small_checked_every_open, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_second_open_keeps_first_locks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_damage_met_elsewhere_has_the_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_damaged_elsewhere_records, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_large_write_to_damaged_page_refused, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_unclosed_writer_makes_open_check, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_live_writer_is_no_reason, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_small_checked_every_open, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_second_open_keeps_first_locks, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_damage_met_elsewhere_has_the_hint, catalog_setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

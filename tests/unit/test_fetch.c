@@ -38,12 +38,9 @@
 #define PORT_WAIT_MS 120000
 
 static struct fixture {
-	char dir[PATH_MAX];
-	char tls[PATH_MAX];  /* make_ca.sh output */
+	tl_tls_dir t;        /* the temporary directory, its CA and certificate */
 	char root[PATH_MAX]; /* what the servers serve */
 	char dl[PATH_MAX];   /* download destinations */
-	char ca[PATH_MAX];
-	char other_ca[PATH_MAX];
 	char payload[PATH_MAX];
 	char sha[PW_SHA256_HEX_LEN + 1];
 	unsigned char *bytes; /* the payload, PAYLOAD_SIZE of them */
@@ -119,7 +116,7 @@ static pw_fetch_opts opts_for(const char *url, const char *dest)
 	pw_fetch_opts o = {
 		.url = url,
 		.dest = dest,
-		.ca_file = fx.ca,
+		.ca_file = fx.t.ca,
 		.connect_timeout_s = 5,
 		.low_speed_time_s = 10,
 	};
@@ -152,13 +149,6 @@ static void assert_hint_has(const pw_err *e, const char *s)
 	const char *h = pw_err_hint(e);
 	if (!h || !strstr(h, s))
 		fail_msg("hint lacks \"%s\": %s (message: %s)", s, h ? h : "(none)", pw_err_message(e));
-}
-
-static void assert_ok(pw_err *e)
-{
-	if (e)
-		fail_msg("unexpected %s error: %s (hint: %s)", pw_err_code_name(pw_err_code(e)),
-			 pw_err_message(e), pw_err_hint(e) ? pw_err_hint(e) : "none");
 }
 
 static void assert_payload_at(const char *path)
@@ -203,14 +193,6 @@ static void on_progress(void *ud, const pw_progress *p)
 
 /* ---------------------------------------------------------------- fixture */
 
-static int make_ca(void)
-{
-	char script[PATH_MAX];
-	tl_fixture_path(script, sizeof script, "make_ca.sh");
-	const char *argv[] = { "/bin/sh", script, fx.tls, NULL };
-	return tl_run(argv) == 0 ? 0 : -1;
-}
-
 /* Random-looking bytes from a fixed seed, so a failure can be replayed. */
 static int make_payload(void)
 {
@@ -231,21 +213,18 @@ static int make_payload(void)
 	return write_file(fx.payload, fx.bytes, PAYLOAD_SIZE);
 }
 
-/* Start a server and wait (at most PORT_WAIT_MS) for its port. 1: there is
- * no Python to run it. */
+/* Start a server (its port is waited for in group_setup). */
 static int start_server(tl_server *s, bool plain, const char *name)
 {
-	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	char script[PATH_MAX];
 	tl_fixture_path(script, sizeof script, "httpsd.py");
-	tl_textf(cert, sizeof cert, "%s/server.pem", fx.tls);
-	tl_textf(key, sizeof key, "%s/server.key", fx.tls);
-	tl_server_files(s, fx.dir, name);
+	tl_server_files(s, fx.t.dir, name);
 	/* For TLS the NULL in place of "--plain" ends the list there. */
 	const char *argv[] = {
 		tl_python(), script, "--root", fx.root, "--port-file", s->portfile, "--log", s->log,
-		"--cert", cert, "--key", key, "--idle-exit", "60", plain ? "--plain" : NULL, NULL,
+		"--cert", fx.t.cert, "--key", fx.t.key, "--idle-exit", "60", plain ? "--plain" : NULL, NULL,
 	};
-	return tl_spawn(s, argv) ? -1 : tl_wait_port(s, PORT_WAIT_MS);
+	return tl_spawn(s, argv);
 }
 
 static int group_teardown(void **state)
@@ -253,8 +232,8 @@ static int group_teardown(void **state)
 	(void)state;
 	tl_stop(&fx.https);
 	tl_stop(&fx.plain);
-	if (fx.dir[0])
-		tl_remove_tree(fx.dir);
+	if (fx.t.dir[0])
+		tl_remove_tree(fx.t.dir);
 	free(fx.bytes);
 	fx.bytes = NULL;
 	return 0;
@@ -262,13 +241,10 @@ static int group_teardown(void **state)
 
 static int setup_dirs(void)
 {
-	if (tl_make_temp_dir(fx.dir, sizeof fx.dir, "pw-fetch"))
+	if (tl_tls_dir_make(&fx.t, "pw-fetch"))
 		return -1;
-	tl_textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
-	tl_textf(fx.root, sizeof fx.root, "%s/root", fx.dir);
-	tl_textf(fx.dl, sizeof fx.dl, "%s/dl", fx.dir);
-	tl_textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
-	tl_textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
+	tl_textf(fx.root, sizeof fx.root, "%s/root", fx.t.dir);
+	tl_textf(fx.dl, sizeof fx.dl, "%s/dl", fx.t.dir);
 	tl_textf(fx.payload, sizeof fx.payload, "%s/payload.bin", fx.root);
 	return mkdir(fx.root, 0755) == 0 && mkdir(fx.dl, 0755) == 0 ? 0 : -1;
 }
@@ -278,14 +254,15 @@ static int group_setup(void **state)
 	/* The machine's proxy settings must not send loopback requests away. */
 	tl_unset_proxy_env();
 	unsetenv("SSL_CERT_FILE");
-	if (setup_dirs() || make_ca() || make_payload()) {
+	if (setup_dirs() || make_payload()) {
 		fprintf(stderr, "# cannot make the temporary directory, certificates or payload\n");
 		group_teardown(state);
 		return -1;
 	}
-	int rc = start_server(&fx.https, false, "https");
-	if (rc == 0)
-		rc = start_server(&fx.plain, true, "plain");
+	tl_server *const both[] = { &fx.https, &fx.plain };
+	int rc = start_server(&fx.https, false, "https") || start_server(&fx.plain, true, "plain")
+			 ? -1
+			 : tl_wait_ports(both, 2, PORT_WAIT_MS);
 	if (rc == 1) {
 		fprintf(stderr, "# no python3 to run httpsd.py: the server tests are skipped\n");
 		fx.no_python = true;
@@ -342,7 +319,7 @@ static void test_digest_file(void **state)
 	(void)state;
 	char path[PATH_MAX], hex[PW_SHA256_HEX_LEN + 1];
 	int64_t size = -1;
-	tl_textf(path, sizeof path, "%s/abc.txt", fx.dir);
+	tl_textf(path, sizeof path, "%s/abc.txt", fx.t.dir);
 	assert_int_equal(write_file(path, "abc", 3), 0);
 	assert_ok(pw_sha256_file(path, hex, &size));
 	assert_int_equal(size, 3);
@@ -363,7 +340,7 @@ static void test_digest_file(void **state)
 	pw_err_free(e);
 	pw_sha256_free(&h);
 
-	tl_textf(path, sizeof path, "%s/missing", fx.dir);
+	tl_textf(path, sizeof path, "%s/missing", fx.t.dir);
 	e = pw_sha256_file(path, hex, NULL);
 	assert_err(e, PW_ERR_IO);
 	assert_msg_has(e, path);
@@ -513,12 +490,12 @@ static void test_untrusted(void **state)
 	url_for(url, sizeof url, "payload.bin");
 	dest_for(dest, sizeof dest, "untrusted.bin");
 	pw_fetch_opts o = opts_for(url, dest);
-	o.ca_file = fx.other_ca;
+	o.ca_file = fx.t.other_ca;
 	pw_fetch_result r;
 	pw_err *e = pw_fetch(&o, &r);
 	assert_err(e, PW_ERR_NETWORK);
 	assert_msg_has(e, "not trusted");
-	assert_msg_has(e, fx.other_ca);
+	assert_msg_has(e, fx.t.other_ca);
 	assert_hint_has(e, "--cacert");
 	assert_hint_has(e, "SSL_CERT_FILE");
 	pw_err_free(e);
@@ -537,13 +514,13 @@ static void test_ssl_cert_file(void **state)
 	o.expected_sha256 = fx.sha;
 	pw_fetch_result r;
 
-	setenv("SSL_CERT_FILE", fx.other_ca, 1);
+	setenv("SSL_CERT_FILE", fx.t.other_ca, 1);
 	pw_err *e = pw_fetch(&o, &r);
 	assert_err(e, PW_ERR_NETWORK);
 	assert_msg_has(e, "not trusted");
 	pw_err_free(e);
 
-	setenv("SSL_CERT_FILE", fx.ca, 1);
+	setenv("SSL_CERT_FILE", fx.t.ca, 1);
 	e = pw_fetch(&o, &r);
 	unsetenv("SSL_CERT_FILE");
 	assert_ok(e);
@@ -828,32 +805,32 @@ static void test_probe_size(void **state)
 	int64_t size = 0;
 	long mark = log_mark();
 	url_for(url, sizeof url, "payload.bin");
-	assert_ok(pw_fetch_probe_size(url, fx.ca, 5, &size));
+	assert_ok(pw_fetch_probe_size(url, fx.t.ca, 5, &size));
 	assert_int_equal(size, PAYLOAD_SIZE);
 	assert_logged(mark, "HEAD /payload.bin 200\n");
 
 	url_for(url, sizeof url, "redirect/payload.bin");
 	size = 0;
-	assert_ok(pw_fetch_probe_size(url, fx.ca, 5, &size));
+	assert_ok(pw_fetch_probe_size(url, fx.t.ca, 5, &size));
 	assert_int_equal(size, PAYLOAD_SIZE);
 
 	/* HEAD refused: one ranged byte tells the size. */
 	mark = log_mark();
 	url_for(url, sizeof url, "nohead/payload.bin");
 	size = 0;
-	assert_ok(pw_fetch_probe_size(url, fx.ca, 5, &size));
+	assert_ok(pw_fetch_probe_size(url, fx.t.ca, 5, &size));
 	assert_int_equal(size, PAYLOAD_SIZE);
 	assert_logged(mark, "HEAD /nohead/payload.bin 405\nGET /nohead/payload.bin 206 Range: bytes=0-0\n");
 
 	url_for(url, sizeof url, "status/404/payload.bin");
-	pw_err *e = pw_fetch_probe_size(url, fx.ca, 5, &size);
+	pw_err *e = pw_fetch_probe_size(url, fx.t.ca, 5, &size);
 	assert_err(e, PW_ERR_NETWORK);
 	assert_msg_has(e, "HTTP 404");
 	pw_err_free(e);
 	assert_int_equal(size, -1);
 
 	url_for(url, sizeof url, "payload.bin");
-	e = pw_fetch_probe_size(url, fx.other_ca, 5, &size);
+	e = pw_fetch_probe_size(url, fx.t.other_ca, 5, &size);
 	assert_err(e, PW_ERR_NETWORK);
 	assert_msg_has(e, "not trusted");
 	pw_err_free(e);

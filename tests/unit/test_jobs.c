@@ -29,13 +29,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define assert_ok(expr) \
-	do { \
-		pw_err *e_ = (expr); \
-		if (e_) \
-			fail_msg("unexpected error: %s", pw_err_message(e_)); \
-	} while (0)
-
 static void expect_err(pw_err *e, pw_errcode code)
 {
 	if (!e)

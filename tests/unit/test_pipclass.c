@@ -86,11 +86,8 @@ typedef struct server {
 } server;
 
 static struct fixture {
-	char dir[PATH_MAX];
-	char tls[PATH_MAX];
+	tl_tls_dir t; /* the temporary directory, its CA and certificate */
 	char wheels[PATH_MAX];
-	char ca[PATH_MAX];
-	char other_ca[PATH_MAX];
 	server sv[SV_COUNT];
 	bool no_python;
 } fx = {
@@ -109,18 +106,16 @@ static struct fixture {
  * server without a mode, proxyd.py. */
 static int spawn(server *s)
 {
-	char script[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	char script[PATH_MAX];
 	const char *py = tl_python();
-	tl_server_files(&s->srv, fx.dir, s->name);
-	tl_textf(cert, sizeof cert, "%s/server.pem", fx.tls);
-	tl_textf(key, sizeof key, "%s/server.key", fx.tls);
+	tl_server_files(&s->srv, fx.t.dir, s->name);
 	tl_fixture_path(script, sizeof script, s->mode ? "indexd.py" : "proxyd.py");
 	const char *pf = s->srv.portfile, *log = s->srv.log;
 	const char *proxy[] = { py, script, "--port-file", pf, "--log", log, "--idle-exit", "60", NULL };
 	/* Without TLS the NULL in place of "--cert" ends the list there. */
 	const char *index[] = { py, script, "--wheels", fx.wheels, "--port-file", pf, "--log", log,
-				"--mode", s->mode, "--idle-exit", "60", s->tls ? "--cert" : NULL, cert,
-				"--key", key, NULL };
+				"--mode", s->mode, "--idle-exit", "60", s->tls ? "--cert" : NULL, fx.t.cert,
+				"--key", fx.t.key, NULL };
 	return tl_spawn(&s->srv, s->mode ? index : proxy);
 }
 
@@ -128,19 +123,10 @@ static int spawn(server *s)
  * port. 0: all up; 1: no Python to run them; -1: one failed or was slow. */
 static int wait_ports(void)
 {
-	for (long long end = tl_now_ms() + PORT_WAIT_MS; tl_now_ms() < end; tl_sleep_ms(20)) {
-		int up = 0;
-		for (int i = 0; i < SV_COUNT; i++) {
-			server *s = &fx.sv[i];
-			int got = s->srv.port > 0 ? s->srv.port : tl_poll_port(&s->srv);
-			if (got < 0)
-				return got == TL_NOEXEC ? 1 : -1;
-			up += got > 0;
-		}
-		if (up == SV_COUNT)
-			return 0;
-	}
-	return -1;
+	tl_server *all[SV_COUNT];
+	for (int i = 0; i < SV_COUNT; i++)
+		all[i] = &fx.sv[i].srv;
+	return tl_wait_ports(all, SV_COUNT, PORT_WAIT_MS);
 }
 
 static int group_teardown(void **state)
@@ -148,32 +134,25 @@ static int group_teardown(void **state)
 	(void)state;
 	for (int i = 0; i < SV_COUNT; i++)
 		tl_stop(&fx.sv[i].srv);
-	if (fx.dir[0])
-		tl_remove_tree(fx.dir);
+	if (fx.t.dir[0])
+		tl_remove_tree(fx.t.dir);
 	return 0;
 }
 
 static int make_material(void)
 {
-	char ca_sh[PATH_MAX], wheels_py[PATH_MAX];
-	tl_fixture_path(ca_sh, sizeof ca_sh, "make_ca.sh");
+	char wheels_py[PATH_MAX];
 	tl_fixture_path(wheels_py, sizeof wheels_py, "make_wheels.py");
-	const char *ca_argv[] = { "/bin/sh", ca_sh, fx.tls, NULL };
-	const char *wh_argv[] = { tl_python(), wheels_py, fx.dir, NULL };
-	if (tl_run(ca_argv) != 0)
-		return -1;
+	const char *wh_argv[] = { tl_python(), wheels_py, fx.t.dir, NULL };
 	int rc = tl_run(wh_argv);
 	return rc == 0 ? 0 : rc == 127 ? 1 : -1;
 }
 
 static int setup_dirs(void)
 {
-	if (tl_make_temp_dir(fx.dir, sizeof fx.dir, "pw-pipclass"))
+	if (tl_tls_dir_make(&fx.t, "pw-pipclass"))
 		return -1;
-	tl_textf(fx.tls, sizeof fx.tls, "%s/tls", fx.dir);
-	tl_textf(fx.wheels, sizeof fx.wheels, "%s/wheels", fx.dir);
-	tl_textf(fx.ca, sizeof fx.ca, "%s/ca.pem", fx.tls);
-	tl_textf(fx.other_ca, sizeof fx.other_ca, "%s/other-ca.pem", fx.tls);
+	tl_textf(fx.wheels, sizeof fx.wheels, "%s/wheels", fx.t.dir);
 	return 0;
 }
 
@@ -615,13 +594,13 @@ static void test_probe_tls(void **state)
 	need_servers();
 	char url[256];
 	index_url(url, sizeof url, SV_TLS, "/simple/");
-	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	expect_probe(url, "pwtest-alpha", NULL, fx.t.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
 	/* Verification is never off: a CA we do not trust is a certificate
 	 * failure, which another route would not cure. */
-	expect_probe(url, "pwtest-alpha", NULL, fx.other_ca, 5, PW_PIP_NOT_NETWORK, "not trusted");
+	expect_probe(url, "pwtest-alpha", NULL, fx.t.other_ca, 5, PW_PIP_NOT_NETWORK, "not trusted");
 	/* A server that hangs up during the handshake is the network's fault. */
 	index_url(url, sizeof url, SV_DROP, "/simple/");
-	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NETWORK, "cannot reach");
+	expect_probe(url, "pwtest-alpha", NULL, fx.t.ca, 5, PW_PIP_NETWORK, "cannot reach");
 	assert_logged(SV_DROP, "DROP ");
 }
 
@@ -637,12 +616,12 @@ static void test_probe_proxy(void **state)
 	assert_logged(SV_PROXY, line);
 
 	index_url(url, sizeof url, SV_TLS, "/simple/");
-	expect_probe(url, "pwtest-beta", proxy, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 1");
+	expect_probe(url, "pwtest-beta", proxy, fx.t.ca, 5, PW_PIP_NOT_NETWORK, "links: 1");
 	tl_textf(line, sizeof line, "CONNECT localhost:%d 200\n", fx.sv[SV_TLS].srv.port);
 	assert_logged(SV_PROXY, line);
 
 	/* A proxy that refuses the tunnel (proxyd only reaches loopback). */
-	expect_probe("https://nonexistent.invalid/simple/", "pwtest-alpha", proxy, fx.ca, 5, PW_PIP_NETWORK,
+	expect_probe("https://nonexistent.invalid/simple/", "pwtest-alpha", proxy, fx.t.ca, 5, PW_PIP_NETWORK,
 		     "HTTP 403");
 	assert_logged(SV_PROXY, "CONNECT nonexistent.invalid:443 403\n");
 
@@ -665,7 +644,7 @@ static void test_probe_ignores_env_proxy(void **state)
 	index_url(url, sizeof url, SV_OK, "/simple/");
 	expect_probe(url, "pwtest-alpha", NULL, NULL, 5, PW_PIP_NOT_NETWORK, "links: 2");
 	index_url(url, sizeof url, SV_TLS, "/simple/");
-	expect_probe(url, "pwtest-alpha", NULL, fx.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
+	expect_probe(url, "pwtest-alpha", NULL, fx.t.ca, 5, PW_PIP_NOT_NETWORK, "links: 2");
 	/* and no_proxy does not exempt a host from the proxy we were given */
 	char proxy[64];
 	tl_textf(proxy, sizeof proxy, "http://127.0.0.1:%d", fx.sv[SV_PROXY].srv.port);

@@ -245,15 +245,38 @@ int tl_poll_port(tl_server *s)
 
 int tl_wait_port(tl_server *s, int wait_ms)
 {
-	for (int waited = 0; waited < wait_ms; waited += POLL_MS) {
-		int got = tl_poll_port(s);
-		if (got > 0)
+	return tl_wait_ports(&s, 1, wait_ms);
+}
+
+int tl_wait_ports(tl_server *const servers[], size_t n, int wait_ms)
+{
+	for (long long end = tl_now_ms() + wait_ms; tl_now_ms() < end; tl_sleep_ms(POLL_MS)) {
+		size_t up = 0;
+		for (size_t i = 0; i < n; i++) {
+			int got = servers[i]->port > 0 ? servers[i]->port : tl_poll_port(servers[i]);
+			if (got < 0)
+				return got == TL_NOEXEC ? 1 : -1;
+			up += got > 0;
+		}
+		if (up == n)
 			return 0;
-		if (got < 0)
-			return got == TL_NOEXEC ? 1 : -1;
-		tl_sleep_ms(POLL_MS);
 	}
 	return -1;
+}
+
+int tl_tls_dir_make(tl_tls_dir *t, const char *name)
+{
+	if (tl_make_temp_dir(t->dir, sizeof t->dir, name))
+		return -1;
+	tl_textf(t->tls, sizeof t->tls, "%s/tls", t->dir);
+	tl_textf(t->ca, sizeof t->ca, "%s/ca.pem", t->tls);
+	tl_textf(t->other_ca, sizeof t->other_ca, "%s/other-ca.pem", t->tls);
+	tl_textf(t->cert, sizeof t->cert, "%s/server.pem", t->tls);
+	tl_textf(t->key, sizeof t->key, "%s/server.key", t->tls);
+	char script[PATH_MAX];
+	tl_fixture_path(script, sizeof script, "make_ca.sh");
+	const char *argv[] = { "/bin/sh", script, t->tls, NULL };
+	return tl_run(argv) == 0 ? 0 : -1;
 }
 
 void tl_stop(tl_server *s)

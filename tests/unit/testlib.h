@@ -12,6 +12,18 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "err.h"
+
+/* Fails the test with the error's message when expr (a call returning
+ * pw_err *) returns one. */
+#define assert_ok(expr) \
+	do { \
+		pw_err *e_ = (expr); \
+		if (e_) \
+			fail_msg("unexpected %s error: %s (hint: %s)", pw_err_code_name(pw_err_code(e_)), \
+				 pw_err_message(e_), pw_err_hint(e_) ? pw_err_hint(e_) : "none"); \
+	} while (0)
+
 /* snprintf for paths and URLs: a result that does not fit is a broken
  * fixture, never something to carry on with, so it aborts. */
 void tl_textf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -63,10 +75,25 @@ int tl_spawn(tl_server *s, const char *const argv[]);
 #define TL_NOEXEC (-2)
 int tl_poll_port(tl_server *s);
 /* Wait at most wait_ms for its port: 0 up, 1 it could not be run (no
- * Python), -1 it died or was slow. */
+ * Python), -1 it died or was slow. tl_wait_ports: the same for n servers
+ * started at once (each a Python start-up), until every one has its port. */
 int tl_wait_port(tl_server *s, int wait_ms);
+int tl_wait_ports(tl_server *const servers[], size_t n, int wait_ms);
 /* SIGTERM to exactly our child, SIGKILL after 2 s; always reaped. */
 void tl_stop(tl_server *s);
+
+/* The start of a test with loopback TLS servers: a temporary directory
+ * NAME-XXXXXX (see tl_make_temp_dir) and, in dir/tls, a CA and a server
+ * certificate for "localhost" made by tests/fixtures/make_ca.sh. 0, or -1
+ * when the directory or the certificates could not be made. */
+typedef struct tl_tls_dir {
+	char dir[PATH_MAX];
+	char tls[PATH_MAX];
+	char ca[PATH_MAX];       /* the CA that signed cert */
+	char other_ca[PATH_MAX]; /* a CA that signed nothing here */
+	char cert[PATH_MAX], key[PATH_MAX];
+} tl_tls_dir;
+int tl_tls_dir_make(tl_tls_dir *t, const char *name);
 
 /* A TCP port on 127.0.0.1 with nothing listening (bound, then released). */
 int tl_dead_port(void);

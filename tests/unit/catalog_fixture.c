@@ -1,0 +1,78 @@
+/* The catalog tests' shared set-up: see catalog_fixture.h. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "catalog_fixture.h"
+#include "testlib.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+int catalog_setup(void **state)
+{
+	fixture *f = xcalloc(1, sizeof *f);
+	if (tl_make_temp_dir(f->dir, sizeof f->dir, "pw-catalog") != 0) {
+		free(f);
+		return -1;
+	}
+	f->path = xasprintf("%s/catalog.sqlite3", f->dir);
+	*state = f;
+	return 0;
+}
+
+int catalog_teardown(void **state)
+{
+	fixture *f = *state;
+	tl_remove_tree(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+int64_t raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	int64_t v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool side_file_exists(const char *path, const char *suffix)
+{
+	char *p = xasprintf("%s%s", path, suffix);
+	struct stat st;
+	bool r = stat(p, &st) == 0;
+	free(p);
+	return r;
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *buf = xmalloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = '\0';
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
