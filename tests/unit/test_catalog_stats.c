@@ -3,7 +3,7 @@
  * are deleted, so they always say what counting the rows says; filled once
  * from the rows when an older catalog is migrated, all or nothing; counted
  * from the rows when an older file is only read. On real SQLite files in a
- * fresh /tmp directory. */
+ * fresh temporary directory (catalog_fixture.h). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "catalog_fixture.h"
 #include "catalog_stats.h"
 #include "err.h"
 #include "history_admin.h"
@@ -25,45 +26,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#define assert_ok(expr) \
-	do { \
-		pw_err *e_ = (expr); \
-		if (e_) \
-			fail_msg("unexpected error: %s", pw_err_message(e_)); \
-	} while (0)
-
-static char dir[64], path[96];
+static const char *path; /* the fixture's catalog */
 
 static int setup(void **state)
 {
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pw-catstats-XXXXXX");
-	if (!mkdtemp(dir))
+	if (catalog_setup(state))
 		return -1;
-	snprintf(path, sizeof path, "%s/catalog.sqlite3", dir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	const char *const ext[] = { "", "-wal", "-shm" };
-	for (size_t i = 0; i < 3; i++) {
-		char *p = xasprintf("%s%s", path, ext[i]);
-		unlink(p);
-		free(p);
-	}
-	rmdir(dir);
+	path = ((fixture *)*state)->path;
 	return 0;
 }
 
 static void raw(const char *sql)
 {
 	sqlite3 *db;
-	char *msg = NULL;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
+	raw_exec(db, sql);
 	sqlite3_close(db);
 }
 
@@ -380,12 +357,12 @@ static void test_failed_migration_leaves_schema_6(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_counts_follow_operations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_last_verify_by_finish, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_counters_are_the_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_last_finished_tie_takes_the_higher_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_migration_leaves_schema_6, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_older_catalog_filled_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counts_follow_operations, setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_last_verify_by_finish, setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_counters_are_the_rows, setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_last_finished_tie_takes_the_higher_id, setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_migration_leaves_schema_6, setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_older_catalog_filled_once, setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
