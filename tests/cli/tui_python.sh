@@ -112,22 +112,28 @@ T send-keys -t "$S" Up Up
 ok "Up recalls earlier inputs" wait_re "^║ >>> q = '1\?/jkhl' +║$"
 T send-keys -t "$S" C-u
 
-# ---- interrupting: Esc and Ctrl-C, the screen answering meanwhile
-type_line 'while True: pass'
+# ---- interrupting: Esc and Ctrl-C, the screen answering meanwhile. The
+# header says "running" from the moment the cell is sent; an interrupt
+# before the worker began it is "came before the cell started" (In [-]), so
+# each long cell writes a file in the workspace (the worker's folder) on
+# every turn, and the interrupt waits for that file.
+started() { wait_until "$WAIT_SECONDS" "cell $1 to run (the file it writes)" test -e "$WS/s$1"; }
+type_line "while open('s10', 'w').close() is None: pass"
 ok "a long cell shows as running" wait_for "running a cell (Esc interrupts)"
-like "$SCREEN" "In \[\*\]: while True: pass" "its prompt waits for its number"
+like "$SCREEN" "In \[\*\]: while open\('s10', 'w'\)\.close\(\) is None: pass" "its prompt waits for its number"
+started 10
 T send-keys -t "$S" -l 'abc'
 ok "the input takes keys while the cell runs" wait_re "^║ >>> abc +║$"
 T send-keys -t "$S" Escape
 ok "Esc interrupts it: KeyboardInterrupt" wait_for "KeyboardInterrupt"
-ok "the cell gets its number" wait_for "In [10]: while True: pass"
+ok "the cell gets its number" wait_for "In [10]: while open('s10', 'w').close() is None: pass"
 like "$SCREEN" ">>> abc" "the typed input is kept"
 T send-keys -t "$S" C-u
 cell 'import time'
-type_line 'while True: time.sleep(0.01)'
-wait_for "running a cell" >/dev/null
+type_line "while open('s12', 'w').close() is None: time.sleep(0.01)"
+started 12
 T send-keys -t "$S" C-c
-ok "Ctrl-C interrupts a running cell" wait_for "In [12]: while True: time.sleep(0.01)"
+ok "Ctrl-C interrupts a running cell" wait_for "In [12]: while open('s12', 'w').close() is None: time.sleep(0.01)"
 like "$SCREEN" "KeyboardInterrupt" "with KeyboardInterrupt"
 unlike "$SCREEN" "EXITED" "and does not quit the interface"
 type_line 'x'
