@@ -124,6 +124,31 @@ static void remove_dir(const char *dir)
 	}
 }
 
+/* True while pid runs. A killed pyward whose parent has not reaped it yet
+ * is a zombie: kill(pid, 0) still succeeds, yet it runs nothing and will
+ * never free its cgroups (in a container whose first process reaps late,
+ * such a zombie can stay for minutes, and its workers' grandchildren with
+ * it). */
+static bool pid_running(long pid)
+{
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return false;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true; /* no /proc to ask: kill's answer stands */
+	char buf[512];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *close_paren = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	if (!close_paren || close_paren[1] != ' ')
+		return true;
+	char state = close_paren[2];
+	return state != 'Z' && state != 'X';
+}
+
 /* Folders of a pyward that is gone: pyward-PID-N with PID not running. */
 static void sweep(const char *parent)
 {
@@ -134,7 +159,7 @@ static void sweep(const char *parent)
 		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) != 0 ||
 		    sscanf(de->d_name + strlen(PREFIX), "%ld-", &pid) != 1 || pid <= 0 || pid == (long)getpid())
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid_running(pid))
 			continue;
 		char *dir = xasprintf("%s/%s", parent, de->d_name);
 		remove_dir(dir);

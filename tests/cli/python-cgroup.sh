@@ -66,7 +66,7 @@ cg_check() {
 	ok "$@"
 }
 
-plan 19
+plan 21
 
 # ---- the worker's cgroup, and --reset
 use_rt main
@@ -153,5 +153,30 @@ wait_gone "$HOST"
 PY -s j -c '1'
 is "$RC" 0 "after the host was killed a new one starts"
 cg_check "and sweeps the dead host's cgroups: the grandchild is gone" gone "$GC"
+
+# ---- the killed host stays a zombie (its parent reaps late, as a
+# container's first process may): the next host still counts it as gone.
+# The host is started under a subreaper that reaps nothing until told.
+stop_host
+"$SYS_PY" -c '
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL)
+open(sys.argv[1], "w").close()
+time.sleep(600)
+' "$WORLD/reaper-up" "$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s k -c "$DETACH
+detach('$WORLD/gc-k')" &
+REAPER=$!
+KILL_PIDS="$KILL_PIDS $REAPER"
+wait_until 60 "the subreaper's call to end" test -e "$WORLD/reaper-up"
+HOST=$(host_pid)
+grandchild k
+kill -9 "$HOST"
+wait_until 60 "the killed host to be a zombie" sh -c "sed 's/^.*) //' /proc/$HOST/stat | grep -q '^Z'"
+is "$(sed 's/^.*) //' "/proc/$HOST/stat" 2>/dev/null | cut -d' ' -f1)" Z "a killed host whose parent has not reaped it stays a zombie"
+PY -s l -c '1'
+cg_check "the next host sweeps a zombie host's cgroups: the grandchild is gone" gone "$GC"
+kill "$REAPER" 2>/dev/null
+wait "$REAPER" 2>/dev/null
 
 done_testing
