@@ -430,14 +430,19 @@ is "$CODE" 200 "/metrics: 200"
 like "$BODY" "pyward_runtime_info\\{version=\"$VER\",release=\"1\",platform=\"[^\"]+\",sha256=\"$SHA\"\\} 1" "pyward_runtime_info names the install"
 like "$BODY" 'pyward_operations_total\{kind="runtime.install",outcome="ok"\} 1' "operations by kind and outcome"
 like "$BODY" 'pyward_runtime_verify_ok 1' "the last verify passed"
-if command -v promtool >/dev/null 2>&1; then
-	printf '%s\n' "$BODY" > "$WORLD/metrics.txt"
-	promtool check metrics < "$WORLD/metrics.txt" > "$WORLD/promtool.out" 2>&1
-	is "$?" 0 "promtool check metrics accepts it"
-	sed 's/^/# promtool: /' "$WORLD/promtool.out" | head -n 10
-else
-	echo "ok $((_tap_n + 1)) # SKIP promtool not installed (Debian package prometheus)"; _tap_n=$((_tap_n + 1))
-fi
+# promtool_accepts FILE WHAT: /metrics' body ($BODY) kept in FILE passes
+# promtool check metrics (a SKIP where promtool is not installed).
+promtool_accepts() {
+	if command -v promtool >/dev/null 2>&1; then
+		printf '%s\n' "$BODY" > "$1"
+		promtool check metrics < "$1" > "$WORLD/promtool.out" 2>&1
+		is "$?" 0 "$2"
+		sed 's/^/# promtool: /' "$WORLD/promtool.out" | head -n 10
+	else
+		echo "ok $((_tap_n + 1)) # SKIP promtool not installed (Debian package prometheus)"; _tap_n=$((_tap_n + 1))
+	fi
+}
+promtool_accepts "$WORLD/metrics.txt" "promtool check metrics accepts it"
 
 like "$BODY" 'pyward_audit_events_total [1-9]' "the server counts the audit events it sent"
 # The counts the catalog keeps (schema 7) say what counting the rows says:
@@ -447,14 +452,7 @@ run --box-root "$BOX" history prune --before 2999-01-01 --yes
 U GET /metrics
 unlike "$BODY" 'pyward_operations_total\{kind="runtime.install"' "after a prune of every operation its counts went with its rows"
 like "$BODY" 'pyward_operations_total\{kind="history.prune",outcome="ok"\} 1' "and the prune's own record is counted"
-if command -v promtool >/dev/null 2>&1; then
-	printf '%s\n' "$BODY" > "$WORLD/metrics-pruned.txt"
-	promtool check metrics < "$WORLD/metrics-pruned.txt" > "$WORLD/promtool.out" 2>&1
-	is "$?" 0 "promtool check metrics accepts it after the prune too"
-	sed 's/^/# promtool: /' "$WORLD/promtool.out" | head -n 10
-else
-	echo "ok $((_tap_n + 1)) # SKIP promtool not installed (Debian package prometheus)"; _tap_n=$((_tap_n + 1))
-fi
+promtool_accepts "$WORLD/metrics-pruned.txt" "promtool check metrics accepts it after the prune too"
 
 # ---- rollback with nothing to roll back to, then remove (consent in the query)
 T POST /api/runtime/python/rollback

@@ -97,6 +97,22 @@ def garbage(sock, rounds, per_round, seed, wait):
     print(" ".join("%s=%d" % (k, v) for k, v in totals.items()))
 
 
+def server_cut(s):
+    """One more header byte, then a look for the end: True once the server closed s."""
+    try:
+        s.send(b"a")
+    except (BlockingIOError, InterruptedError):
+        pass
+    except OSError:
+        return True
+    try:
+        return s.recv(4096) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True
+
+
 def slowloris(sock, pid, n, wait):
     conns = []
     refused = 0
@@ -119,23 +135,7 @@ def slowloris(sock, pid, n, wait):
     closed_at_once = 0
     while live and time.time() - start < wait:
         for s in list(live):
-            try:
-                s.send(b"a")
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError:
-                live.discard(s)
-                last_cut = time.time() - start
-                closed_at_once += last_cut < 0.5
-                continue
-            try:
-                if s.recv(4096) == b"":
-                    live.discard(s)
-                    last_cut = time.time() - start
-                    closed_at_once += last_cut < 0.5
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError:
+            if server_cut(s):
                 live.discard(s)
                 last_cut = time.time() - start
                 closed_at_once += last_cut < 0.5

@@ -5,7 +5,7 @@
 # is stopped by its PID (from the pid file), in each private runtime dir.
 . "$TOP_SRCDIR/tests/lib.sh"
 scratch_world
-plan 93
+plan 95
 # session_is NAME STATE: `pyward python --list` shows session NAME in STATE.
 session_is() { "$PYWARD" python --list 2>/dev/null | grep -q "^$1 .*$2"; }
 
@@ -49,14 +49,28 @@ is "$RC" 2 "code that is not UTF-8 is refused as a usage error"
 PY -c 'x'
 is "$OUT" 41 "and nothing ran"
 
-# ---- calls of one session run one at a time, in call order
-PY -s order -c 'order = []'
-"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s order -c 'import time; time.sleep(0.8); order.append(1)' >/dev/null 2>&1 &
+# ---- calls of one session run one at a time, in call order: both cells
+# stamp a file as they start and end; the second call is made while the
+# first cell runs (after its start stamp, before its end stamp; the 2 s
+# sleep is the margin for seeing the start stamp on a busy machine).
+STAMPS="$WORLD/order-stamps"
+PY -s order -c "import time
+order = []
+def stamp(what): open('$STAMPS', 'a').write('%s %.6f\\n' % (what, time.time()))"
+"$PYWARD" --box-root "$WORLD/box" -C "$WS" python --python "$SYS_PY" -s order \
+	-c 'stamp("start1"); time.sleep(2); order.append(1); stamp("end1")' >/dev/null 2>&1 &
 FIRST=$!
-wait_until 60 "session order to show as running" session_is order "running"
-PY -s order -c 'order.append(2); order'
+first_started() { grep -q '^start1 ' "$STAMPS" 2>/dev/null; }
+wait_until 60 "the first cell to start" first_started
+ASKED=$(date +%s.%N)
+PY -s order -c 'stamp("start2"); order.append(2); stamp("end2"); order'
 wait "$FIRST"
-is "$OUT" "[1, 2]" "a second call waits for the running one"
+is "$OUT" "[1, 2]" "a second call runs after the running one, in the same state"
+is "$(cut -d' ' -f1 "$STAMPS" | tr '\n' ' ')" "start1 end1 start2 end2 " "its cell started only after the first one had ended"
+at() { sed -n "s/^$1 //p" "$STAMPS"; }
+echo "# second call made at $ASKED; first cell $(at start1) to $(at end1); second cell from $(at start2)"
+ok "and it was made while the first one ran, so it waited" \
+	awk -v asked="$ASKED" -v end1="$(at end1)" -v start2="$(at start2)" 'BEGIN { exit !(asked < end1 && end1 <= start2) }'
 
 # ---- JSON shape
 PY --json -c 'import sys; print("o"); sys.stderr.write("e\n"); 5'

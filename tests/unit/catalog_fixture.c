@@ -7,12 +7,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "catalog.h"
 #include "catalog_fixture.h"
+#include "err.h"
 #include "testlib.h"
 #include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 int catalog_setup(void **state)
@@ -45,12 +48,24 @@ void raw_exec(sqlite3 *db, const char *sql)
 
 int64_t raw_int(sqlite3 *db, const char *sql)
 {
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	int64_t v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+void expect_newer_refused(const char *path, pw_catalog_mode mode)
+{
+	pw_catalog *c = NULL;
+	pw_err *e = pw_catalog_open(path, mode, &c);
+	assert_non_null(e);
+	assert_int_equal(pw_err_code(e), PW_ERR_CORRUPT);
+	assert_non_null(strstr(pw_err_hint(e), "newer pyward"));
+	pw_err_free(e);
+	assert_null(c);
 }
 
 bool side_file_exists(const char *path, const char *suffix)

@@ -1,5 +1,5 @@
 /*
- * The set-up the catalog's unit tests share (test_catalog, test_catalog_check):
+ * The set-up the catalog's unit tests share (test_catalog*, test_jobs):
  * a fresh temporary directory per test with the catalog's path in it, removed
  * afterwards, and the raw-SQLite and file helpers their checks use. Uses
  * cmocka's assertions, so only for test programs.
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "catalog.h"
 #include "testlib.h"
 
 typedef struct fixture {
@@ -28,6 +29,10 @@ int catalog_teardown(void **state);
  * any error fails the test. */
 void raw_exec(sqlite3 *db, const char *sql);
 int64_t raw_int(sqlite3 *db, const char *sql);
+
+/* Opening the catalog at path in mode is refused as written by a newer
+ * pyward: CORRUPT, a hint saying so, and no handle. */
+void expect_newer_refused(const char *path, pw_catalog_mode mode);
 
 /* path + suffix ("-wal", "-shm") exists. */
 bool side_file_exists(const char *path, const char *suffix);

@@ -1,7 +1,7 @@
 /* Unit tests: the API's kept catalog connections read the catalog as it is
  * now: created after the server started, replaced by another file, or
  * migrated by a newer pyward while a writer holds it open. Real SQLite
- * files in a temporary folder. */
+ * files in a fresh temporary folder per test (catalog_fixture.h). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 
 #include "apijobs.h"
 #include "catalog.h"
+#include "catalog_fixture.h"
 #include "err.h"
 
 #include <sqlite3.h>
@@ -22,24 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/pw-catpool-XXXXXX";
-static char path[512];
-
-static void ok(pw_err *e)
-{
-	if (e)
-		fprintf(stderr, "# %s\n", pw_err_message(e));
-	if (e)
-		fail_msg("%s (%s)", pw_err_message(e), pw_err_hint(e) ? pw_err_hint(e) : "");
-}
-
 /* A job row in the catalog at file, through the writer's own code. */
 static int64_t add_job(const char *file, const char *kind)
 {
 	pw_catalog *w = NULL;
-	ok(pw_catalog_open(file, PW_CATALOG_READ_WRITE, &w));
+	assert_ok(pw_catalog_open(file, PW_CATALOG_READ_WRITE, &w));
 	int64_t id = 0;
-	ok(pw_apijobs_begin(w, kind, "t", "u", "a", "2026-12-04T00:00:00.000Z", &id));
+	assert_ok(pw_apijobs_begin(w, kind, "t", "u", "a", "2026-12-04T00:00:00.000Z", &id));
 	pw_catalog_close(&w);
 	return id;
 }
@@ -48,10 +38,10 @@ static int64_t add_job(const char *file, const char *kind)
 static size_t jobs_seen(pw_api_catalog_pool *p)
 {
 	pw_api_catalog_lease l;
-	ok(pw_api_catalog_pool_take(p, &l));
+	assert_ok(pw_api_catalog_pool_take(p, &l));
 	pw_apijob_rec *recs = NULL;
 	size_t n = 0;
-	ok(pw_apijobs_list(l.c, 100, &recs, &n));
+	assert_ok(pw_apijobs_list(l.c, 100, &recs, &n));
 	for (size_t i = 0; i < n; i++)
 		pw_apijob_rec_clear(&recs[i]);
 	free(recs);
@@ -60,38 +50,21 @@ static size_t jobs_seen(pw_api_catalog_pool *p)
 	return n;
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/pw-catpool-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/catalog.sqlite3", dir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 /* Unchanged file: one open for many reads; a new job is seen without one. */
 static void test_kept_between_reads(void **state)
 {
-	(void)state;
-	add_job(path, "venv.install");
-	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 2);
+	fixture *f = *state;
+	add_job(f->path, "venv.install");
+	pw_api_catalog_pool *p = pw_api_catalog_pool_new(f->path, 2);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(jobs_seen(p), 1);
 	assert_int_equal(pw_api_catalog_pool_opens(p), 1);
 	/* a writer that keeps its connection open: no checkpoint, the main
 	 * file is untouched; SQLite gives the kept reader the new row */
 	pw_catalog *w = NULL;
-	ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &w));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &w));
 	int64_t id;
-	ok(pw_apijobs_begin(w, "runtime.install", NULL, "u", NULL, "2026-12-04T00:00:01.000Z", &id));
+	assert_ok(pw_apijobs_begin(w, "runtime.install", NULL, "u", NULL, "2026-12-04T00:00:01.000Z", &id));
 	assert_int_equal(jobs_seen(p), 2);
 	pw_catalog_close(&w);
 	pw_api_catalog_pool_free(&p);
@@ -100,10 +73,10 @@ static void test_kept_between_reads(void **state)
 /* No catalog when the server started (an empty stand-in), one later. */
 static void test_created_later(void **state)
 {
-	(void)state;
-	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 2);
+	fixture *f = *state;
+	pw_api_catalog_pool *p = pw_api_catalog_pool_new(f->path, 2);
 	assert_int_equal(jobs_seen(p), 0);
-	add_job(path, "venv.install");
+	add_job(f->path, "venv.install");
 	assert_int_equal(jobs_seen(p), 1);
 	pw_api_catalog_pool_free(&p);
 }
@@ -111,15 +84,15 @@ static void test_created_later(void **state)
 /* Another file renamed over it (a restore): the new file is read. */
 static void test_replaced(void **state)
 {
-	(void)state;
-	add_job(path, "venv.install");
-	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 2);
+	fixture *f = *state;
+	add_job(f->path, "venv.install");
+	pw_api_catalog_pool *p = pw_api_catalog_pool_new(f->path, 2);
 	assert_int_equal(jobs_seen(p), 1);
-	char other[600];
-	snprintf(other, sizeof other, "%s/other.sqlite3", dir);
+	char other[PATH_MAX];
+	tl_textf(other, sizeof other, "%s/other.sqlite3", f->dir);
 	for (int i = 0; i < 3; i++)
 		add_job(other, "venv.create");
-	assert_int_equal(rename(other, path), 0);
+	assert_int_equal(rename(other, f->path), 0);
 	assert_int_equal(jobs_seen(p), 3);
 	pw_api_catalog_pool_free(&p);
 }
@@ -129,23 +102,23 @@ static void test_replaced(void **state)
  * move: the version in the header says to open again. */
 static void test_migrated(void **state)
 {
-	(void)state;
+	fixture *f = *state;
 	pw_catalog *w = NULL;
-	ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &w));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &w));
 	pw_catalog_close(&w);
 	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE api_jobs; DROP INDEX operations_target; DROP TABLE operation_counts;"
 				      " DROP TABLE attempt_counts; DROP TABLE last_finished; DROP TRIGGER operations_count_insert;"
 				      " DROP TRIGGER operations_count_finish; DROP TRIGGER operations_count_delete; DROP TRIGGER last_finished_delete; DROP INDEX operations_kind_finished; DROP TRIGGER attempts_count_delete; DROP TRIGGER attempts_count_insert;"
 				      " PRAGMA user_version = 4; PRAGMA wal_checkpoint(TRUNCATE)",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 2);
+	pw_api_catalog_pool *p = pw_api_catalog_pool_new(f->path, 2);
 	assert_int_equal(jobs_seen(p), 0);
-	ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &w)); /* migrates 4 -> current */
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &w)); /* migrates 4 -> current */
 	int64_t id;
-	ok(pw_apijobs_begin(w, "venv.install", NULL, "u", NULL, "2026-12-04T00:00:01.000Z", &id));
+	assert_ok(pw_apijobs_begin(w, "venv.install", NULL, "u", NULL, "2026-12-04T00:00:01.000Z", &id));
 	assert_int_equal(jobs_seen(p), 1);
 	pw_catalog_close(&w);
 	pw_api_catalog_pool_free(&p);
@@ -154,12 +127,12 @@ static void test_migrated(void **state)
 /* More takers than the pool keeps: each gets its own; the extras close. */
 static void test_more_than_kept(void **state)
 {
-	(void)state;
-	add_job(path, "venv.install");
-	pw_api_catalog_pool *p = pw_api_catalog_pool_new(path, 1);
+	fixture *f = *state;
+	add_job(f->path, "venv.install");
+	pw_api_catalog_pool *p = pw_api_catalog_pool_new(f->path, 1);
 	pw_api_catalog_lease a, b;
-	ok(pw_api_catalog_pool_take(p, &a));
-	ok(pw_api_catalog_pool_take(p, &b));
+	assert_ok(pw_api_catalog_pool_take(p, &a));
+	assert_ok(pw_api_catalog_pool_take(p, &b));
 	assert_ptr_not_equal(a.c, b.c);
 	pw_api_catalog_pool_give(p, &a);
 	pw_api_catalog_pool_give(p, &b);
@@ -172,11 +145,11 @@ static void test_more_than_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kept_between_reads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_created_later, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replaced, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrated, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_more_than_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_between_reads, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_created_later, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_replaced, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_migrated, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_more_than_kept, catalog_setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

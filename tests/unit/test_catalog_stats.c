@@ -140,17 +140,6 @@ static void test_last_verify_by_finish(void **state)
 	pw_catalog_stats_clear(&st);
 }
 
-static int64_t scalar(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* The kept counters against the rows, both ways: a count missing, extra or
  * off by one is a row of the symmetric difference. */
 static void assert_counters_are_the_rows(void)
@@ -176,7 +165,7 @@ static void assert_counters_are_the_rows(void)
 		" EXCEPT SELECT kind, operation_id, finished_at, outcome FROM last_finished)",
 	};
 	for (size_t i = 0; i < sizeof diffs / sizeof diffs[0]; i++) {
-		int64_t n = scalar(db, diffs[i]);
+		int64_t n = raw_int(db, diffs[i]);
 		if (n)
 			fail_msg("%lld rows differ: %s", (long long)n, diffs[i]);
 	}
@@ -338,8 +327,8 @@ static void test_failed_migration_leaves_schema_6(void **state)
 	pw_catalog_close(&c);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(scalar(db, "PRAGMA user_version"), 6);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('operation_counts', 'last_finished')"
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('operation_counts', 'last_finished')"
 				    " OR type = 'trigger'"), 0);
 	sqlite3_close(db);
 	raw("DROP TABLE attempt_counts;");

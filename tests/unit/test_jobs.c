@@ -1,6 +1,7 @@
 /* Unit tests for background jobs: the bounded log, the catalog rows (and the
  * schema 1 -> 2 migration that added them), process liveness, and a real
- * detached child. Real SQLite files and real processes in /tmp. */
+ * detached child. Real SQLite files and real processes in a fresh temporary
+ * directory per test (catalog_fixture.h). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -10,13 +11,12 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "catalog_fixture.h"
 #include "err.h"
 #include "joblog.h"
 #include "jobs.h"
 #include "proc.h"
 #include "xalloc.h"
-
-#include "testlib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,49 +29,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void expect_err(pw_err *e, pw_errcode code)
+/* The log as text so far; "" while the pump has not made it yet. */
+static char *log_text(const char *path)
 {
-	if (!e)
-		fail_msg("expected error %s, got success", pw_err_code_name(code));
-	if (pw_err_code(e) != code)
-		fail_msg("expected %s, got %s: %s", pw_err_code_name(code), pw_err_code_name(pw_err_code(e)),
-			 pw_err_message(e));
-	pw_err_free(e);
-}
-
-typedef struct fixture {
-	char dir[PATH_MAX];
-	char db[PATH_MAX];
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = xcalloc(1, sizeof *f);
-	if (tl_make_temp_dir(f->dir, sizeof f->dir, "pw-jobs") != 0)
-		return -1;
-	tl_textf(f->db, sizeof f->db, "%s/catalog.sqlite3", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	tl_remove_tree(f->dir);
-	free(f);
-	return 0;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return xstrdup("");
-	char *buf = xcalloc(1, 4 * 1024 * 1024);
-	size_t n = fread(buf, 1, 4 * 1024 * 1024 - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
+	size_t n;
+	return tl_exists(path) ? slurp(path, &n) : xstrdup("");
 }
 
 static off_t file_size(const char *path)
@@ -95,7 +57,7 @@ static void test_joblog_under_cap_passes_through(void **state)
 	pw_joblog_close(&l);
 	assert_null(l);
 	close(fd);
-	char *t = slurp(p);
+	char *t = log_text(p);
 	assert_string_equal(t, "hello\nworld\n");
 	free(t);
 }
@@ -114,7 +76,7 @@ static void test_joblog_keeps_head_and_tail(void **state)
 	assert_int_equal(pw_joblog_dropped(l), 8); /* k..r */
 	pw_joblog_close(&l);
 	close(fd);
-	char *t = slurp(p);
+	char *t = log_text(p);
 	assert_int_equal(strncmp(t, "abcdefghij", 10), 0);
 	assert_non_null(strstr(t, "8 bytes of output left out"));
 	size_t n = strlen(t);
@@ -137,7 +99,7 @@ static void test_joblog_one_big_write(void **state)
 	close(fd);
 	off_t size = file_size(p);
 	assert_true(size > 4096 + 1024 && size < 4096 + 1024 + 200); /* bounded: head, note, tail */
-	char *t = slurp(p);
+	char *t = log_text(p);
 	assert_memory_equal(t + size - 1024, buf + big - 1024, 1024);
 	free(t);
 	free(buf);
@@ -153,7 +115,7 @@ static void test_joblog_without_tail(void **state)
 	assert_int_equal(pw_joblog_dropped(l), 5);
 	pw_joblog_close(&l);
 	close(fd);
-	char *t = slurp(p);
+	char *t = log_text(p);
 	assert_int_equal(strncmp(t, "1234", 4), 0);
 	assert_non_null(strstr(t, "5 bytes"));
 	free(t);
@@ -223,24 +185,14 @@ static void write_raw(const char *path, const char *sql, int version)
 	sqlite3_close(db);
 }
 
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static void test_v1_catalog_is_migrated(void **state)
 {
 	fixture *f = *state;
-	write_raw(f->db, V1_SCHEMA, 1);
+	write_raw(f->path, V1_SCHEMA, 1);
 	pw_catalog *c = NULL;
 	/* Reading never migrates, yet it reads: an auditor opens an old file
 	 * read-only and sees its history, and the file stays version 1. */
-	assert_ok(pw_catalog_open(f->db, PW_CATALOG_READ_ONLY, &c));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_ONLY, &c));
 	pw_op_rec op;
 	pw_attempt_list att;
 	assert_ok(pw_catalog_op_get(c, 1, &op, &att));
@@ -255,12 +207,12 @@ static void test_v1_catalog_is_migrated(void **state)
 	pw_catalog_close(&c);
 	{
 		sqlite3 *raw = NULL;
-		assert_int_equal(sqlite3_open_v2(f->db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_open_v2(f->path, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 		assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1);
 		assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs'"), 0);
 		sqlite3_close(raw);
 	}
-	assert_ok(pw_catalog_open(f->db, PW_CATALOG_READ_WRITE, &c));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &c));
 	sqlite3 *db = pw_catalog_db(c);
 	assert_int_equal(pw_catalog_schema_version(c), PW_CATALOG_SCHEMA_VERSION);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), PW_CATALOG_SCHEMA_VERSION);
@@ -279,23 +231,17 @@ static void test_v1_catalog_is_migrated(void **state)
 	pw_job_list_clear(&jl);
 	pw_catalog_close(&c);
 	/* And now it opens read-only too. */
-	assert_ok(pw_catalog_open(f->db, PW_CATALOG_READ_ONLY, &c));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_ONLY, &c));
 	pw_catalog_close(&c);
 }
 
 static void test_newer_catalog_still_refused(void **state)
 {
 	fixture *f = *state;
-	write_raw(f->db, V1_SCHEMA, PW_CATALOG_SCHEMA_VERSION + 1);
-	pw_catalog *c = NULL;
-	pw_err *e = pw_catalog_open(f->db, PW_CATALOG_READ_WRITE, &c);
-	assert_non_null(e);
-	assert_int_equal(pw_err_code(e), PW_ERR_CORRUPT);
-	assert_non_null(strstr(pw_err_hint(e), "newer pyward"));
-	pw_err_free(e);
-	assert_null(c);
+	write_raw(f->path, V1_SCHEMA, PW_CATALOG_SCHEMA_VERSION + 1);
+	expect_newer_refused(f->path, PW_CATALOG_READ_WRITE);
 	sqlite3 *db;
-	assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), PW_CATALOG_SCHEMA_VERSION + 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs'"), 0);
 	sqlite3_close(db);
@@ -306,7 +252,7 @@ static void test_newer_catalog_still_refused(void **state)
 static pw_catalog *open_rw(const fixture *f)
 {
 	pw_catalog *c = NULL;
-	assert_ok(pw_catalog_open(f->db, PW_CATALOG_READ_WRITE, &c));
+	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &c));
 	return c;
 }
 
@@ -464,7 +410,7 @@ static void detach_sh(const char *log, const char *script, started *s)
 static bool log_has(const char *log, const char *text, int wait_ms)
 {
 	for (long long end = tl_now_ms() + wait_ms; tl_now_ms() < end; tl_sleep_ms(50)) {
-		char *t = slurp(log);
+		char *t = log_text(log);
 		bool has = strstr(t, text) != NULL;
 		free(t);
 		if (has)
@@ -491,7 +437,7 @@ static void test_detach_runs_in_its_own_session(void **state)
 	char *want = xasprintf("pgid %ld sid ", (long)s.pid);
 	assert_true(log_has(log, want, 10000));
 	free(want);
-	char *t = slurp(log);
+	char *t = log_text(log);
 	assert_non_null(strstr(t, "out from-the-caller\n"));
 	assert_non_null(strstr(t, "err\n"));
 	char *sid = strstr(t, " sid ");
@@ -512,7 +458,7 @@ static void test_killed_job_is_noted_and_its_children_stopped(void **state)
 	started s = { 0 };
 	detach_sh(log, "sleep 60 & echo \"orphan $!\"; sleep 60", &s);
 	assert_true(log_has(log, "orphan ", 10000));
-	char *t = slurp(log);
+	char *t = log_text(log);
 	pid_t orphan = (pid_t)atol(strstr(t, "orphan ") + 7);
 	free(t);
 	assert_true(pw_proc_alive(s.pid, s.start));
@@ -541,19 +487,19 @@ static void test_job_does_not_start_when_not_recorded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_joblog_under_cap_passes_through, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_joblog_keeps_head_and_tail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_joblog_one_big_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_joblog_without_tail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_log_tail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_v1_catalog_is_migrated, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_catalog_still_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_job_lifecycle_with_cancel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_finish_without_operations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dead_or_recycled_process_is_interrupted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_detach_runs_in_its_own_session, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_killed_job_is_noted_and_its_children_stopped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_job_does_not_start_when_not_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_joblog_under_cap_passes_through, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_joblog_keeps_head_and_tail, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_joblog_one_big_write, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_joblog_without_tail, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_log_tail, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_v1_catalog_is_migrated, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_newer_catalog_still_refused, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_job_lifecycle_with_cancel, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_finish_without_operations, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_dead_or_recycled_process_is_interrupted, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_detach_runs_in_its_own_session, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_killed_job_is_noted_and_its_children_stopped, catalog_setup, catalog_teardown),
+		cmocka_unit_test_setup_teardown(test_job_does_not_start_when_not_recorded, catalog_setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

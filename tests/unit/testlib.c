@@ -113,6 +113,16 @@ bool tl_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+void expect_err(pw_err *e, pw_errcode code)
+{
+	if (!e)
+		fail_msg("expected error %s, got success", pw_err_code_name(code));
+	if (pw_err_code(e) != code)
+		fail_msg("expected %s, got %s: %s", pw_err_code_name(code), pw_err_code_name(pw_err_code(e)),
+			 pw_err_message(e));
+	pw_err_free(e);
+}
+
 void tl_write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

@@ -24,6 +24,9 @@
 				 pw_err_message(e_), pw_err_hint(e_) ? pw_err_hint(e_) : "none"); \
 	} while (0)
 
+/* e has the code (else the test fails); frees it. */
+void expect_err(pw_err *e, pw_errcode code);
+
 /* snprintf for paths and URLs: a result that does not fit is a broken
  * fixture, never something to carry on with, so it aborts. */
 void tl_textf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
