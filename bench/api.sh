@@ -70,12 +70,22 @@ printf 'version\trelease\tplatform\turl\tsha256\tsize\n%s\t1\t%s-unknown-linux-g
 # ---- pyward serve on a free loopback port
 token=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
 printf 'bench %s\n' "$token" > "$WORLD/tokens" && chmod 600 "$WORLD/tokens"
-"$py" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
-	--max-connections 200 2> "$WORLD/serve.err" &
-SERVE_PID=$!
-i=0
-while ! grep -q 'listening on 127' "$WORLD/serve.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/serve.err")
+# serve_on BIN NAME: BIN serves the box in the background (its pid in
+# served_pid, its stderr in $WORLD/NAME.err); served_port NAME prints its
+# port once it listens (nothing when it does not within 5 s).
+serve_on() {
+	"$1" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
+		--max-connections 200 2> "$WORLD/$2.err" &
+	served_pid=$!
+}
+served_port() {
+	i=0
+	while ! grep -q 'listening on 127' "$WORLD/$1.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/$1.err"
+}
+serve_on "$py" serve
+SERVE_PID=$served_pid
+port=$(served_port serve)
 [ -n "$port" ] || { cat "$WORLD/serve.err" >&2; exit 1; }
 api="http://127.0.0.1:$port/api/runtime/python"
 curl -sf -H "Authorization: Bearer $token" "$api" > "$WORLD/www/status.json"
@@ -186,12 +196,9 @@ for i in range(int(sys.argv[2])):
                ('{"schema":1,"operation":%d,"outcome":"ok"}' % (i + 1),))
 db.commit()
 EOF
-	"$base" --box-root "$WORLD/box" -C "$WORLD/ws" serve --listen 127.0.0.1:0 --token-file "$WORLD/tokens" \
-		--max-connections 200 2> "$WORLD/base.err" &
-	BASE_PID=$!
-	i=0
-	while ! grep -q 'listening on 127' "$WORLD/base.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	bport=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORLD/base.err")
+	serve_on "$base" base
+	BASE_PID=$served_pid
+	bport=$(served_port base)
 	[ -n "$bport" ] || { cat "$WORLD/base.err" >&2; exit 1; }
 	auth="Authorization: Bearer $token"
 	jid=$(curl -sf -H "$auth" "http://127.0.0.1:$port/api/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')

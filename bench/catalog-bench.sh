@@ -6,7 +6,11 @@
 # a home of its own; filled FILE N leaves FILE holding N operations, two
 # attempts each (catalog_fill --bulk), filling it only when it is missing or
 # holds another number (a million rows take a minute or two); ms_now and
-# median (of numbers on stdin, one a line) time the runs.
+# median (of numbers on stdin, one a line) time the runs, time_ms CMD...
+# prints the wall milliseconds of one run (the page cache written back
+# first, output discarded), and interleaved B CMD... times CMD and the
+# function B RUNS times each, alternating which goes first, into $work/a and
+# $work/b (B empty: CMD alone).
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 case $build in /*) ;; *) build=$here/$build ;; esac
@@ -35,3 +39,30 @@ filled() {
 
 ms_now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+time_ms() {
+	sync
+	s=$(ms_now)
+	"$@" >/dev/null 2>&1 || true
+	e=$(ms_now)
+	echo $(((e - s) / 1000000))
+}
+
+interleaved() {
+	_b=$1
+	shift
+	: >"$work/a" && : >"$work/b"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		if [ -z "$_b" ]; then
+			time_ms "$@" >>"$work/a"
+		elif [ $((i % 2)) = 0 ]; then
+			time_ms "$_b" >>"$work/b"
+			time_ms "$@" >>"$work/a"
+		else
+			time_ms "$@" >>"$work/a"
+			time_ms "$_b" >>"$work/b"
+		fi
+		i=$((i + 1))
+	done
+}

@@ -24,16 +24,10 @@ catalog_work catalog
 keep=${BENCH_DIR:-$work}
 mkdir -p "$keep"
 
-time_ms() {
-	sync
-	s=$(ms_now)
-	"$@" >/dev/null 2>&1 || true
-	e=$(ms_now)
-	echo $(((e - s) / 1000000))
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.3f", a / b }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 op() { "$1" --box-root "$work/box" -C "$work/ws" runtime verify; }
+op_before() { op "$before"; }
 
 echo "pyward runtime verify (one recorded operation), $runs runs each, alternating; medians; whole processes; nice $(nice)"
 if [ -n "$before" ]; then
@@ -50,20 +44,7 @@ for n in "$@"; do
 	"$fill" "$box" --open
 	l=$(load)
 	qc=$( (sync; s=$(ms_now); sqlite3 "$box" 'PRAGMA quick_check' >/dev/null; e=$(ms_now); echo $(((e - s) / 1000000))) )
-	: >"$work/a" && : >"$work/b"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		if [ -z "$before" ]; then
-			time_ms op "$py" >>"$work/a"
-		elif [ $((i % 2)) = 0 ]; then
-			time_ms op "$before" >>"$work/b"
-			time_ms op "$py" >>"$work/a"
-		else
-			time_ms op "$py" >>"$work/a"
-			time_ms op "$before" >>"$work/b"
-		fi
-		i=$((i + 1))
-	done
+	interleaved "${before:+op_before}" op "$py"
 	a=$(median <"$work/a")
 	size=$(du -h "$box" | cut -f1)
 	if [ -n "$before" ]; then

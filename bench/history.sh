@@ -12,7 +12,8 @@
 #   Goal: every one under 50 ms at a million operations.
 #
 # Each pair runs RUNS times (default 7), pyward and the shell alternating
-# which goes first; medians are printed with the ratio pyward / sqlite3.
+# which goes first, the page cache written back before each run; medians
+# are printed with the ratio pyward / sqlite3.
 # The whole pyward process is timed (start-up included), as is the shell's.
 # BENCH_CATALOG=FILE keeps the filled catalog there and reuses it (filling a
 # million rows takes a minute or two).
@@ -32,35 +33,18 @@ ln -f "$cat" "$work/box/catalog.sqlite3" 2>/dev/null || cp "$cat" "$work/box/cat
 "$fill" "$work/box/catalog.sqlite3" --open
 sync
 
-# time_ms CMD...: wall milliseconds of one run (output discarded)
-time_ms() {
-	s=$(ms_now)
-	"$@" >/dev/null 2>&1 || true
-	e=$(ms_now)
-	echo $(((e - s) / 1000000))
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 1; printf "%.2f", a / b }'; }
 verdict() { awk -v v="$1" 'BEGIN { print (v + 0 < 50 ? "under 50 ms" : "OVER 50 ms") }'; }
 
 P() { "$py" --box-root "$work/box" -C "$work/ws" "$@"; }
 S() { sqlite3 -readonly "$cat" "$1"; }
+query() { S "$sql"; }
 
 # pair LABEL SQL -- PYWARD-ARGS...: alternate the two, RUNS times each.
 pair() {
 	label=$1 sql=$2
 	shift 3
-	: >"$work/a" && : >"$work/b"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		if [ $((i % 2)) = 0 ]; then
-			time_ms P "$@" >>"$work/a"
-			time_ms S "$sql" >>"$work/b"
-		else
-			time_ms S "$sql" >>"$work/b"
-			time_ms P "$@" >>"$work/a"
-		fi
-		i=$((i + 1))
-	done
+	interleaved query P "$@"
 	a=$(median <"$work/a") b=$(median <"$work/b")
 	printf '%-46s %6s ms  %6s ms  %5s  %s\n' "$label" "$a" "$b" "$(ratio "$a" "$b")" "$(verdict "$a")"
 }

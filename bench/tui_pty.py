@@ -373,39 +373,30 @@ class Session:
 
 # ---------------------------------------------------------------- /proc figures
 
-def proc_status(pid, key):
+def proc_field(pid, name, key):
+    """The number after KEY: in /proc/PID/NAME (kB or a count), or -1."""
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open("/proc/%d/%s" % (pid, name)) as f:
             for line in f:
                 if line.startswith(key + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return -1
+
+
+def proc_status(pid, key):
+    return proc_field(pid, "status", key)
 
 
 def pss_kb(pid):
     """Proportional set size: shared library pages divided among their users."""
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
+    return proc_field(pid, "smaps_rollup", "Pss")
 
 
 def proc_io(pid, key):
     """A counter of /proc/PID/io (syscw: write calls so far), or -1."""
-    try:
-        with open("/proc/%d/io" % pid) as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
+    return proc_field(pid, "io", key)
 
 
 def cpu_ticks(pid):

@@ -236,6 +236,13 @@ stop_servers() {
 	SERVER_PIDS=""
 }
 
+# newest_op FIELD...: those fields of the first (newest) operation in OUT,
+# the output of `pyward history --json`, on one line, space-separated.
+newest_op() {
+	printf '%s' "$OUT" | "${PYTHON3:-python3}" -c \
+		'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(*(o[k] for k in sys.argv[1:]))' "$@"
+}
+
 # A TCP port on 127.0.0.1 with nothing listening.
 closed_port() {
 	"${PYTHON3:-python3}" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -125,7 +125,7 @@ U DELETE "/api/jobs/$PJOB"
 $CLIENT --unix "$SOCK" follow "$PJOB" > "$WORLD/probe.sse" 2>&1
 is "$(tail -n 1 "$WORLD/probe.sse")" "final cancelled" "a cancel during the probe ends the job cancelled"
 run --box-root "$BOX" history --kind runtime.install --json
-is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+is "$(newest_op outcome)" \
 	"cancelled" "and its operation is recorded cancelled"
 ok "release 2 is still current" test -e "$BOX/runtime/python/current/RELEASE2"
 stop_serve "$PROBE"
@@ -139,7 +139,7 @@ $CLIENT --unix "$SOCK" wait-progress "$TERMED" >/dev/null 2>&1
 is "$?" 0 "a slow install is under way when the server gets SIGTERM"
 stop_serve "$STOPPED"
 run --box-root "$BOX" history --kind runtime.install --json
-is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+is "$(newest_op outcome)" \
 	"cancelled" "the server cancelled its job before it stopped"
 
 # ---- a job whose server is killed mid-download: interrupted, not gone
@@ -166,7 +166,7 @@ is "$(J 'd["state"], d["error"]["code"], d["finished_at"] is not None')" "cancel
 $CLIENT --unix "$SOCK" follow "$SLOW" > "$WORLD/slow.sse" 2>&1
 is "$(tail -n 1 "$WORLD/slow.sse")" "final interrupted" "the SSE client following it gets the interrupted result"
 run --box-root "$BOX" history --kind runtime.install --json
-is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["outcome"])')" \
+is "$(newest_op outcome)" \
 	"interrupted" "the catalog's operation of that job reads interrupted too"
 ok "release 2 is still current (the killed install changed nothing)" test -e "$BOX/runtime/python/current/RELEASE2"
 

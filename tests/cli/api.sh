@@ -216,7 +216,7 @@ T GET "/api/history?kind=runtime.install&limit=5"
 is "$CODE" 200 "history over the API: 200"
 is "$(J 'd["operations"][0]["user"], d["operations"][0]["outcome"]')" "ops-team ok" "the TCP install is recorded as the token's name"
 run --box-root "$BOX" history --kind runtime.verify --json
-is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["user"], o["command"])')" \
+is "$(newest_op user command)" \
 	"ops-team POST /api/runtime/python/verify (api)" "pyward history shows the verify by the token's name, with the request"
 T GET "/api/history/$(J 'd["operations"][0]["id"]')"
 is "$(J 'd["operation"]["kind"], type(d["operation"]["attempts"]).__name__')" "runtime.install list" "GET /api/history/ID: the operation with its attempts"
@@ -287,13 +287,13 @@ if [ -n "$PEER" ]; then
 		--unix-socket "$SOCK" -X POST "http://localhost/api/runtime/python/verify"); BODY=$(cat "$WORLD/body")
 	is "$CODE" 200 "a member of the box's group may call"
 	run --box-root "$BOX" history --kind runtime.verify --json
-	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["user"])')" \
+	is "$(newest_op uid user)" \
 		"65534 $(getent passwd 65534 | cut -d: -f1)" "pyward history records the peer's uid and user"
 	CODE=$(setpriv --reuid=65534 --regid=65534 --clear-groups curl -s -o "$WORLD/body" -w '%{http_code}' \
 		--unix-socket "$SOCK" -X DELETE "http://localhost/api/venvs?path=api-env"); BODY=$(cat "$WORLD/body")
 	is "$CODE" 200 "the peer removes the environment through the API"
 	run --box-root "$BOX" history --kind venv.remove --json
-	is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["uid"], o["outcome"], o["target"])')" \
+	is "$(newest_op uid outcome target)" \
 		"65534 ok $WORLD/ws/api-env" "pyward history shows the removal with the peer's uid"
 	# Two peers at once: this user's connection stays open (keep-alive)
 	# across the other user's request; each request is its own peer's.

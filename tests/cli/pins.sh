@@ -110,7 +110,7 @@ P --root "$WORLD" pins import SHA256SUMS --release $REL --archives "$WORLD/dl" -
 is "$RC" 0 "with --root it is allowed"
 like "$OUT" "^3 pins of release $REL \\(1 with a size\\) written to $WORLD/outside.tsv$" "saying how many and where"
 P history --json
-is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; o=json.load(sys.stdin)["operations"][0]; print(o["kind"], o["outcome"], o["target"])')" \
+is "$(newest_op kind outcome target)" \
 	"pins.import ok $WORLD/outside.tsv" "the catalog records pins.import with the file as its target"
 # a local archive that is not the one listed: an error, the old table kept
 cp "$WORLD/outside.tsv" "$WORLD/before.tsv"

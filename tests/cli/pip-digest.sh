@@ -6,18 +6,8 @@
 # in THESE PACKAGES DO NOT MATCH THE HASHES, and the chain goes on to the
 # mirror, which serves the same wheel whole.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
+pip_world
 start_index cut cutfiles || skip_all "could not start the index server"
-start_index ok ok || skip_all "could not start the index server"
-WS="$WORLD/ws"
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 plan 7
 
 P venv create --python "$SYS_PY"

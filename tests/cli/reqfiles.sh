@@ -3,18 +3,8 @@
 # requirement files itself and applies the command line's rules to every
 # line, of every nested file. Real pip, a real loopback index.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-WS="$WORLD/ws"
+pip_world
 OUTSIDE="$WORLD/outside"
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 CAT="$WORLD/box/catalog.sqlite3"
 mkdir -p "$OUTSIDE/proj" "$WS/sub"
 printf 'topsecret-line\n' >"$OUTSIDE/secret.txt"

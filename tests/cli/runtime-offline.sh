@@ -20,7 +20,7 @@ R runtime install --pins "$WORLD/pins.tsv" --no-baseline -y
 is "$RC" 1 "an unresolvable download host fails (exit 1)"
 like "$ERR" "cannot resolve host pyward-test.invalid \\($URL\\)" "the error names the URL it tried"
 R history --json
-is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); o=d["operations"][0]; print(o["kind"], o["outcome"])')" \
+is "$(newest_op kind outcome)" \
 	"runtime.install failed" "the failed install is in the history"
 R history show 1 --json
 is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["operation"]; a=d["attempts"][0]; print(a["index_url"], a["class"])')" \

@@ -3,19 +3,10 @@
 # real venvs from this machine's CPython, real pip, the suite's loopback
 # PEP 503 index with the wheels the suite builds (make_wheels.py).
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
+pip_world
 SOCK="$WORLD/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; stop_servers; rm -rf "$WORLD"' EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-WS="$WORLD/ws"
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 PY="$WS/.venv/bin/python"
 version() { "$PY" -c "import $1; print($1.VERSION)" 2>/dev/null || echo none; }
 last_op() { sqlite3 "$WORLD/box/catalog.sqlite3" "SELECT max(id) FROM operations"; }

@@ -3,22 +3,11 @@
 # a real PEP 503 index on loopback holding wheels the suite builds, fault
 # servers for the attempt chain, and confinement attacks.
 . "$TOP_SRCDIR/tests/lib.sh"
-make_world
-trap 'stop_servers; rm -rf "$WORLD"' EXIT
-SYS_PY=${PYTHON3:-python3}
-"$SYS_PY" -c 'import venv, ensurepip' 2>/dev/null || skip_all "python3 has no venv/ensurepip (install python3-venv)"
-make_wheels || skip_all "could not build the test wheels"
-start_index ok ok || skip_all "could not start the index server"
-start_index stall stall
+pip_world
 start_index empty empty
-WS="$WORLD/ws"
 DEAD=$(closed_port)
-export PYWARD_PROXY_PORTS=$(closed_port)
-unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-P() { run --box-root "$WORLD/box" -C "$WS" "$@"; }
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
-J() { printf '%s' "$OUT" | "$SYS_PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 plan 71
 
 # ---- discover and create

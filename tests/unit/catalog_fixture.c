@@ -91,3 +91,21 @@ char *slurp(const char *path, size_t *len)
 	*len = (size_t)n;
 	return buf;
 }
+
+file_copy file_copy_of(const char *path)
+{
+	file_copy c;
+	c.bytes = slurp(path, &c.len);
+	return c;
+}
+
+void assert_file_unchanged(const char *path, file_copy *was)
+{
+	size_t len;
+	char *now = slurp(path, &len);
+	assert_int_equal(len, was->len);
+	assert_memory_equal(now, was->bytes, len);
+	free(now);
+	free(was->bytes);
+	was->bytes = NULL;
+}

@@ -36,6 +36,15 @@ void expect_newer_refused(const char *path, pw_catalog_mode mode);
 
 /* path + suffix ("-wal", "-shm") exists. */
 bool side_file_exists(const char *path, const char *suffix);
+/* A file's bytes now, to show later that nothing was written to it. */
+typedef struct file_copy {
+	char *bytes;
+	size_t len;
+} file_copy;
+file_copy file_copy_of(const char *path);
+/* path still holds exactly the bytes of *was (which it frees). */
+void assert_file_unchanged(const char *path, file_copy *was);
+
 /* The whole file, NUL-terminated past *len bytes (free it). */
 char *slurp(const char *path, size_t *len);
 

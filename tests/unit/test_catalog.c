@@ -220,8 +220,7 @@ static void test_readonly_missing_is_empty(void **state)
  * both modes, leaving the file byte for byte and creating no side files. */
 static void expect_refused(const char *path, const char *hint_word)
 {
-	size_t before_len, after_len;
-	char *before = slurp(path, &before_len);
+	file_copy before = file_copy_of(path);
 	for (int m = 0; m < 2; m++) {
 		pw_catalog *c = NULL;
 		pw_err *e = pw_catalog_open(path, m ? PW_CATALOG_READ_ONLY : PW_CATALOG_READ_WRITE, &c);
@@ -233,13 +232,9 @@ static void expect_refused(const char *path, const char *hint_word)
 		assert_non_null(strstr(pw_err_hint(e), hint_word));
 		pw_err_free(e);
 	}
-	char *after = slurp(path, &after_len);
-	assert_int_equal(before_len, after_len);
-	assert_memory_equal(before, after, before_len);
+	assert_file_unchanged(path, &before);
 	assert_false(side_file_exists(path, "-wal"));
 	assert_false(side_file_exists(path, "-journal"));
-	free(before);
-	free(after);
 }
 
 static void test_text_file_refused(void **state)
@@ -336,8 +331,7 @@ static void test_clobbered_catalog(void **state)
 		junk[i] = (unsigned char)(x >> 16);
 	}
 	spit_at(f->path, 4096, junk, sizeof junk);
-	size_t before_len, after_len;
-	char *before = slurp(f->path, &before_len);
+	file_copy before = file_copy_of(f->path);
 
 	int seen = 0;
 	for (int m = 0; m < 2; m++) {
@@ -357,11 +351,7 @@ static void test_clobbered_catalog(void **state)
 		pw_catalog_close(&c);
 	}
 	assert_true(seen >= 2);
-	char *after = slurp(f->path, &after_len);
-	assert_int_equal(before_len, after_len);
-	assert_memory_equal(before, after, before_len);
-	free(before);
-	free(after);
+	assert_file_unchanged(f->path, &before);
 }
 
 /* ---------------------------------------------------------------- operations */

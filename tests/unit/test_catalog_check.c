@@ -39,23 +39,6 @@ static int64_t record(pw_catalog *c)
 	return id;
 }
 
-/* A catalog of 6,000 operations (about 4 MiB, past the size a writing open
- * checks every time), closed cleanly: no -wal left. */
-static void make_large(const char *path)
-{
-	pw_catalog *c = NULL;
-	assert_ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &c));
-	record(c);
-	raw_exec(pw_catalog_db(c),
-		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5999) "
-		 "INSERT INTO operations (kind, target, args, started_at, finished_at, outcome, user, uid, host, "
-		 "pid, pyward_version, duration_ms) SELECT 'venv.install', '/ws/' || (i % 50) || '/.venv', "
-		 "printf('pyward venv install %.400c', 'x'), printf('2026-01-01T00:00:%06d.000Z', i), "
-		 "printf('2026-01-01T00:00:%06d.500Z', i), 'ok', 'alice', 1000, 'h', i, 'test', 500 FROM n");
-	pw_catalog_close(&c);
-	assert_false(side_file_exists(path, "-wal"));
-}
-
 /* The leaf pages of the operations table: the middle one, which an
  * operation recorded now does not touch, and the rightmost, where it goes. */
 static void operation_leaves(const char *path, int64_t *middle, int64_t *rightmost)
@@ -71,6 +54,25 @@ static void operation_leaves(const char *path, int64_t *middle, int64_t *rightmo
 	*rightmost = raw_int(db, "SELECT pageno FROM dbstat WHERE name = 'operations' AND pagetype = 'leaf'"
 				 " ORDER BY path DESC LIMIT 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* A catalog of 6,000 operations (about 4 MiB, past the size a writing open
+ * checks every time), closed cleanly: no -wal left; its operations' leaf
+ * pages as operation_leaves gives them. */
+static void make_large(const char *path, int64_t *middle, int64_t *rightmost)
+{
+	pw_catalog *c = NULL;
+	assert_ok(pw_catalog_open(path, PW_CATALOG_READ_WRITE, &c));
+	record(c);
+	raw_exec(pw_catalog_db(c),
+		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5999) "
+		 "INSERT INTO operations (kind, target, args, started_at, finished_at, outcome, user, uid, host, "
+		 "pid, pyward_version, duration_ms) SELECT 'venv.install', '/ws/' || (i % 50) || '/.venv', "
+		 "printf('pyward venv install %.400c', 'x'), printf('2026-01-01T00:00:%06d.000Z', i), "
+		 "printf('2026-01-01T00:00:%06d.500Z', i), 'ok', 'alice', 1000, 'h', i, 'test', 500 FROM n");
+	pw_catalog_close(&c);
+	assert_false(side_file_exists(path, "-wal"));
+	operation_leaves(path, middle, rightmost);
 }
 
 /* Point the page's last cell at its last two bytes: a damage plain SQLite
@@ -174,9 +176,8 @@ static pw_err *count_exported(const pw_op_rec *op, const pw_attempt_list *att, c
 static void test_damage_met_elsewhere_has_the_hint(void **state)
 {
 	fixture *f = *state;
-	make_large(f->path);
 	int64_t middle, rightmost;
-	operation_leaves(f->path, &middle, &rightmost);
+	make_large(f->path, &middle, &rightmost);
 	damage_page(f->path, middle);
 	pw_catalog *c = NULL;
 	assert_ok(pw_catalog_open(f->path, PW_CATALOG_READ_ONLY, &c));
@@ -204,9 +205,8 @@ static void test_damage_met_elsewhere_has_the_hint(void **state)
 static void test_large_damaged_elsewhere_records(void **state)
 {
 	fixture *f = *state;
-	make_large(f->path);
 	int64_t middle, rightmost;
-	operation_leaves(f->path, &middle, &rightmost);
+	make_large(f->path, &middle, &rightmost);
 	damage_page(f->path, middle);
 	unsigned char before[PAGE], after[PAGE];
 	read_page(f->path, middle, before);
@@ -232,12 +232,10 @@ static void test_large_damaged_elsewhere_records(void **state)
 static void test_large_write_to_damaged_page_refused(void **state)
 {
 	fixture *f = *state;
-	make_large(f->path);
 	int64_t middle, rightmost;
-	operation_leaves(f->path, &middle, &rightmost);
+	make_large(f->path, &middle, &rightmost);
 	damage_page(f->path, rightmost);
-	size_t before_len, after_len;
-	char *before = slurp(f->path, &before_len);
+	file_copy before = file_copy_of(f->path);
 
 	pw_catalog *c = NULL;
 	pw_err *e = pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &c);
@@ -249,12 +247,8 @@ static void test_large_write_to_damaged_page_refused(void **state)
 	}
 	expect_corrupt(e);
 
-	char *after = slurp(f->path, &after_len);
-	assert_int_equal(before_len, after_len);
-	assert_memory_equal(before, after, before_len);
+	assert_file_unchanged(f->path, &before);
 	assert_false(side_file_exists(f->path, "-wal"));
-	free(before);
-	free(after);
 }
 
 /* A writer killed with its -wal behind: the next writing open checks the
@@ -263,9 +257,8 @@ static void test_large_write_to_damaged_page_refused(void **state)
 static void test_unclosed_writer_makes_open_check(void **state)
 {
 	fixture *f = *state;
-	make_large(f->path);
 	int64_t middle, rightmost;
-	operation_leaves(f->path, &middle, &rightmost);
+	make_large(f->path, &middle, &rightmost);
 	assert_false(pw_catalog_file_left_open(f->path));
 
 	int release;
@@ -280,18 +273,13 @@ static void test_unclosed_writer_makes_open_check(void **state)
 	assert_true(pw_catalog_file_left_open(f->path));
 
 	damage_page(f->path, middle);
-	size_t before_len, after_len;
-	char *before = slurp(f->path, &before_len);
+	file_copy before = file_copy_of(f->path);
 	for (int i = 0; i < 2; i++) {
 		pw_catalog *c = NULL;
 		expect_corrupt(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &c));
 		assert_null(c);
 	}
-	char *after = slurp(f->path, &after_len);
-	assert_int_equal(before_len, after_len);
-	assert_memory_equal(before, after, before_len);
-	free(before);
-	free(after);
+	assert_file_unchanged(f->path, &before);
 }
 
 /* A writer that is still running keeps its -wal: an open beside it does not
@@ -300,9 +288,8 @@ static void test_unclosed_writer_makes_open_check(void **state)
 static void test_live_writer_is_no_reason(void **state)
 {
 	fixture *f = *state;
-	make_large(f->path);
 	int64_t middle, rightmost;
-	operation_leaves(f->path, &middle, &rightmost);
+	make_large(f->path, &middle, &rightmost);
 	damage_page(f->path, middle);
 
 	int release;
@@ -334,15 +321,10 @@ static void test_small_checked_every_open(void **state)
 	int64_t middle, rightmost;
 	operation_leaves(f->path, &middle, &rightmost);
 	damage_page(f->path, middle);
-	size_t before_len, after_len;
-	char *before = slurp(f->path, &before_len);
+	file_copy before = file_copy_of(f->path);
 	expect_corrupt(pw_catalog_open(f->path, PW_CATALOG_READ_WRITE, &c));
 	assert_null(c);
-	char *after = slurp(f->path, &after_len);
-	assert_int_equal(before_len, after_len);
-	assert_memory_equal(before, after, before_len);
-	free(before);
-	free(after);
+	assert_file_unchanged(f->path, &before);
 }
 
 /* Does this process hold a POSIX lock on path (from /proc/locks)? */

@@ -18,48 +18,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fn (a pw_fmt_* of value into a buffer) writes want. */
+#define assert_fmt(fn, value, want) \
+	do { \
+		char b_[32]; \
+		fn(value, b_, sizeof b_); \
+		assert_string_equal(b_, want); \
+	} while (0)
+
 static void test_bytes(void **state)
 {
 	(void)state;
-	char b[32];
-	pw_fmt_bytes(-1, b, sizeof b);
-	assert_string_equal(b, "?");
-	pw_fmt_bytes(812, b, sizeof b);
-	assert_string_equal(b, "812 B");
-	pw_fmt_bytes(12345, b, sizeof b);
-	assert_string_equal(b, "12.3 kB");
-	pw_fmt_bytes(9267017, b, sizeof b);
-	assert_string_equal(b, "9.3 MB");
-	pw_fmt_bytes(1500000000, b, sizeof b);
-	assert_string_equal(b, "1.50 GB");
+	assert_fmt(pw_fmt_bytes, -1, "?");
+	assert_fmt(pw_fmt_bytes, 812, "812 B");
+	assert_fmt(pw_fmt_bytes, 12345, "12.3 kB");
+	assert_fmt(pw_fmt_bytes, 9267017, "9.3 MB");
+	assert_fmt(pw_fmt_bytes, 1500000000, "1.50 GB");
 }
 
 static void test_rate_and_eta(void **state)
 {
 	(void)state;
-	char b[32];
-	pw_fmt_rate(0, b, sizeof b);
-	assert_string_equal(b, "-");
-	pw_fmt_rate(1234567, b, sizeof b);
-	assert_string_equal(b, "1.2 MB/s");
-	pw_fmt_eta(-1, b, sizeof b);
-	assert_string_equal(b, "?");
-	pw_fmt_eta(42.4, b, sizeof b);
-	assert_string_equal(b, "0:42");
-	pw_fmt_eta(725, b, sizeof b);
-	assert_string_equal(b, "12:05");
-	pw_fmt_eta(3723, b, sizeof b);
-	assert_string_equal(b, "1:02:03");
+	assert_fmt(pw_fmt_rate, 0, "-");
+	assert_fmt(pw_fmt_rate, 1234567, "1.2 MB/s");
+	assert_fmt(pw_fmt_eta, -1, "?");
+	assert_fmt(pw_fmt_eta, 42.4, "0:42");
+	assert_fmt(pw_fmt_eta, 725, "12:05");
+	assert_fmt(pw_fmt_eta, 3723, "1:02:03");
 }
 
 static void test_time(void **state)
 {
 	(void)state;
-	char b[32];
-	pw_fmt_time("2026-12-02T19:38:04.123Z", b, sizeof b);
-	assert_string_equal(b, "2026-12-02 19:38:04");
-	pw_fmt_time(NULL, b, sizeof b);
-	assert_string_equal(b, "-");
+	assert_fmt(pw_fmt_time, "2026-12-02T19:38:04.123Z", "2026-12-02 19:38:04");
+	assert_fmt(pw_fmt_time, NULL, "-");
 }
 
 /* ---------------------------------------------------------------- jobs */
