@@ -63,6 +63,16 @@ unlike() { # text extended-regex description
 }
 
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# skip N REASON: the next N checks cannot run here; each is a TAP SKIP
+# saying why.
+skip() {
+	_sk=$1
+	while [ "$_sk" -gt 0 ]; do
+		_tap_n=$((_tap_n + 1))
+		echo "ok $_tap_n # SKIP $2"
+		_sk=$((_sk - 1))
+	done
+}
 
 # bail_out REASON [FILE]: the suite itself is broken here (a fixture that
 # failed, a tmux that would not start): stop the whole test with an error,

@@ -15,9 +15,7 @@ import sys
 print(" ".join(str(i) for i, l in enumerate(sys.stdin, 1) if len(l.rstrip("\n")) > 80))')
 	is "$wide" "" "man pyward at 80 columns: no line wider than the terminal"
 else
-	echo "ok 1 # SKIP mandoc not installed"
-	echo "ok 2 # SKIP mandoc not installed"
-	_tap_n=2
+	skip 2 "mandoc not installed"
 fi
 
 run --help
@@ -53,8 +51,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	root_box=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["box_root"])' "$WORLD/paths.json" 2>/dev/null)
 	is "$root_box" "/var/lib/pyward" "as root the box is /var/lib/pyward whatever HOME says"
 else
-	echo "ok $((_tap_n + 1)) # SKIP not root"
-	_tap_n=$((_tap_n + 1))
+	skip 1 "not root"
 fi
 like "$README" 'As root.*the box is[[:space:]]+`/var/lib/pyward`, whatever `HOME` says' "the README says where the box is for root"
 like "$README" 'As any other user.*the box is `~/\.local/share/pyward`' "and for any other user"

@@ -59,8 +59,7 @@ fi
 # cg_check DESCRIPTION COMMAND...: a check that needs a cgroup, else SKIP.
 cg_check() {
 	if [ -n "$CG_WHY" ]; then
-		_tap_n=$((_tap_n + 1))
-		echo "ok $_tap_n # SKIP $CG_WHY"
+		skip 1 "$CG_WHY"
 		return
 	fi
 	ok "$@"

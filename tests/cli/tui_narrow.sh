@@ -87,6 +87,6 @@ if [ -s "${PYWARD_LOCALEDIR:-/nonexistent}/de/LC_MESSAGES/pyward.mo" ]; then
 	like "$line" "kein pip" "German: the PIP column says 'kein pip' whole"
 	T kill-session -t german
 else
-	for i in 1 2 3; do echo "ok - # SKIP no German catalog in the build tree (built without NLS)"; _tap_n=$((_tap_n + 1)); done
+	skip 3 "no German catalog in the build tree (built without NLS)"
 fi
 done_testing

@@ -69,8 +69,7 @@ if command -v tmux >/dev/null 2>&1; then
 	like "$SCREEN" "undo of: +operation $install" "and the operation undone"
 	T kill-session -t hist 2>/dev/null
 else
-	_tap_result 0 "# SKIP tmux not installed"
-	_tap_result 0 "# SKIP tmux not installed"
+	skip 2 "tmux not installed"
 fi
 
 # ---- undo an upgrade

@@ -45,7 +45,7 @@ E="$WS/my env"
 if stat -f -c %T "$WORLD" | grep -q '^ext' && lsattr -d "$WORLD" >/dev/null 2>&1; then
 	like "$(lsattr -d "$E")" "^[^ ]*T[^ ]* " "the environment's folder is marked the top of a tree (chattr +T)"
 else
-	ok "# SKIP $(stat -f -c %T "$WORLD") has no ext2/3/4 attributes" true
+	skip 1 "$(stat -f -c %T "$WORLD") has no ext2/3/4 attributes"
 fi
 
 # ---- it is a real environment
