@@ -52,6 +52,12 @@ install() {
 	$CLIENT --unix "$SOCK" follow "$JOB" > "$WORLD/$1.sse" 2>&1
 	END=$(tail -n 1 "$WORLD/$1.sse")
 }
+# last_install_is OUTCOME DESCRIPTION: the newest runtime.install in the
+# box's catalog ended OUTCOME.
+last_install_is() {
+	run --box-root "$BOX" history --kind runtime.install --json
+	is "$(newest_op outcome)" "$1" "$2"
+}
 ME=$(id -un)
 
 plan 43
@@ -124,9 +130,7 @@ is "$?" 0 "an install reaches its probe (an interpreter that takes 30 s to start
 U DELETE "/api/jobs/$PJOB"
 $CLIENT --unix "$SOCK" follow "$PJOB" > "$WORLD/probe.sse" 2>&1
 is "$(tail -n 1 "$WORLD/probe.sse")" "final cancelled" "a cancel during the probe ends the job cancelled"
-run --box-root "$BOX" history --kind runtime.install --json
-is "$(newest_op outcome)" \
-	"cancelled" "and its operation is recorded cancelled"
+last_install_is cancelled "and its operation is recorded cancelled"
 ok "release 2 is still current" test -e "$BOX/runtime/python/current/RELEASE2"
 stop_serve "$PROBE"
 
@@ -138,9 +142,7 @@ TERMED=$(J 'd["id"]')
 $CLIENT --unix "$SOCK" wait-progress "$TERMED" >/dev/null 2>&1
 is "$?" 0 "a slow install is under way when the server gets SIGTERM"
 stop_serve "$STOPPED"
-run --box-root "$BOX" history --kind runtime.install --json
-is "$(newest_op outcome)" \
-	"cancelled" "the server cancelled its job before it stopped"
+last_install_is cancelled "the server cancelled its job before it stopped"
 
 # ---- a job whose server is killed mid-download: interrupted, not gone
 rm -f "$BOX/cache/downloads/$SHA3.tar.gz.part" # from the start, not resumed
@@ -165,9 +167,7 @@ is "$(J 'd["state"], d["error"]["code"], d["finished_at"] is not None')" "cancel
 	"the job of the server stopped with SIGTERM reads cancelled, with its end time"
 $CLIENT --unix "$SOCK" follow "$SLOW" > "$WORLD/slow.sse" 2>&1
 is "$(tail -n 1 "$WORLD/slow.sse")" "final interrupted" "the SSE client following it gets the interrupted result"
-run --box-root "$BOX" history --kind runtime.install --json
-is "$(newest_op outcome)" \
-	"interrupted" "the catalog's operation of that job reads interrupted too"
+last_install_is interrupted "the catalog's operation of that job reads interrupted too"
 ok "release 2 is still current (the killed install changed nothing)" test -e "$BOX/runtime/python/current/RELEASE2"
 
 # ---- the status answered from a copy (status_cache.c) still shows, at
