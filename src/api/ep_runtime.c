@@ -107,7 +107,8 @@ static json_t *install_run(void *ud, const pw_events *ev, const pw_cancel *cance
 	pw_op_io io = { .events = ev, .consent = consent_given, .cancel = cancel };
 	pw_op_runtime_install_result res = { 0 };
 	*err = pw_op_runtime_install(&j->ctx, &j->rq, &io, &res);
-	json_t *out = pw_op_runtime_install_json(&j->rq, &res);
+	/* an install not recorded (or not begun) answers with the error alone, as venv jobs do */
+	json_t *out = !*err || res.operation ? pw_op_runtime_install_json(&j->rq, &res) : NULL;
 	pw_op_runtime_install_clear(&res);
 	return out;
 }

@@ -264,7 +264,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 	pw_err *e = pw_op_runtime_install(&cli->ctx, &rq, &io, &r);
 	pw_cli_progress_free(&prog);
 	int rc = 0;
-	if (e && !r.runtime_installed) {
+	if (e && (!r.runtime_installed || !r.operation)) { /* nothing done, or not recorded */
 		rc = pw_cli_fail(cli, e);
 	} else if (cli->json) {
 		/* a partial outcome is a result: its JSON says what was done */
@@ -275,7 +275,7 @@ static int run_install(pw_cli *cli, const runtime_args *a)
 		print_install_result(cli, &r.plan, &r.install);
 		print_baseline_result(cli, &r);
 	}
-	if (e && r.runtime_installed) {
+	if (e && r.runtime_installed && r.operation) {
 		pw_cli_print_error(cli, e);
 		rc = pw_err_exit_status(e);
 		pw_err_free(e);

@@ -210,7 +210,16 @@ pw_err *pw_op_runtime_install(const pw_ops_ctx *ctx, const pw_runtime_request *r
 	r->runtime_installed = !e;
 	if (!e && plan->baseline)
 		e = install_baseline(ctx, rq, plan, io, cat, r);
-	pw_ops_op_end(cat, r->operation, e);
+	/* Done means recorded too (as for venv create): an unrecorded install
+	 * is an error, the whole answer (no operation the history could show). */
+	pw_err *f = pw_ops_op_end_with(cat, r->operation, e, NULL, NULL);
+	if (f && !e) {
+		e = pw_err_new(pw_err_code(f), pw_err_hint(f),
+			       _("the runtime was installed in %s, but the catalog could not record it (%s)"),
+			       r->install.path ? r->install.path : target, pw_err_message(f));
+		r->operation = 0;
+	}
+	pw_err_free(f);
 	pw_catalog_close(&cat);
 	pw_stage_mark("op: operation recorded, catalog closed");
 	free(target);

@@ -51,7 +51,8 @@ void pw_op_runtime_status_clear(pw_op_runtime_status_result *r);
 typedef struct pw_op_runtime_install_result {
 	pw_runtime_plan plan;
 	bool dry_run;          /* only the plan was made */
-	int64_t operation;     /* the catalog operation (0 for a dry run) */
+	int64_t operation;     /* the catalog operation (0 for a dry run, and when its
+				* outcome could not be recorded: the error says so) */
 	pw_runtime_install_result install;
 	bool runtime_installed; /* the runtime part finished */
 	bool baseline_ran;

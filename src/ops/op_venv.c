@@ -294,7 +294,18 @@ pw_err *pw_op_venv_pip(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, 
 	}
 	if (!e)
 		e = run_pip(ctx, rq, io, &specs, &ce, cat, r);
-	pw_ops_op_end(cat, r->operation, e);
+	/* Done means recorded too (as for create): pip's work is on disk and
+	 * flushed, but an outcome the catalog lacks is not reported done; the
+	 * error is the whole answer (no operation the history could show). */
+	pw_err *f = pw_ops_op_end_with(cat, r->operation, e, NULL, NULL);
+	if (f && !e) {
+		e = pw_err_new(pw_err_code(f), pw_err_hint(f),
+			       rq->install ? _("pip installed the packages in %s, but the catalog could not record it (%s)")
+					   : _("pip uninstalled the packages from %s, but the catalog could not record it (%s)"),
+			       r->venv, pw_err_message(f));
+		r->operation = 0;
+	}
+	pw_err_free(f);
 	pw_venv_unlock(&lock);
 	pw_spec_list_clear(&specs);
 	pw_catalog_close(&cat);

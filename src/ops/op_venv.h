@@ -62,7 +62,8 @@ typedef struct pw_op_venv_pip_request {
 } pw_op_venv_pip_request;
 
 typedef struct pw_op_venv_pip_result {
-	int64_t operation;   /* 0 when it was refused before it began */
+	int64_t operation;   /* 0 when it was refused before it began, or its outcome
+			      * could not be recorded (the error says so) */
 	char *venv;
 	pw_pip_result pip;
 } pw_op_venv_pip_result;

@@ -6,6 +6,7 @@
 # off strace; a flush that fails (injected by strace: EIO from the fsync of
 # versions/) refuses the swap.
 . "$TOP_SRCDIR/tests/lib.sh"
+. "$TOP_SRCDIR/tests/cli/commit_fault.sh"
 # LeakSanitizer stops a program it finds under ptrace (exit 1): in a
 # sanitizer build the traced runs here go without it; the rest of the suite
 # still checks for leaks.
@@ -39,7 +40,7 @@ traced() { # LOG ARGS...: pyward under strace
 	ERR=$(cat "$WORLD/.err")
 }
 order() { "${PYTHON3:-python3}" "$FIX/durable_order.py" runtime "$1" "$BOX" "$2"; }
-plan 21
+plan 26
 
 # ---- the first install: flush, commit, rename current, fsync the folder, commit
 traced "$WORLD/t1.log" runtime install --pins "$WORLD/p1.tsv" --archive "$A" --yes -q
@@ -98,4 +99,22 @@ links_kept
 is "$(ls -a "$LINKS/versions" | grep -c -- "-3-\|\.staging")" 0 "neither the tree nor its staging folder is left"
 ok "fdatasyncs were failed by strace (only fdatasync is traced)" grep -q 'EIO (Input/output error) (INJECTED)' "$WORLD/f2.log"
 last_install_failed "the history records it as failed"
+
+# ---- an install whose outcome's commit cannot be flushed is not reported
+# done (ad9367e said installed, exit 0). Its flushes of the catalog's log on
+# the main thread, counted in the second install's log (no log was left
+# then): the new log's header, the commits, the outcome's, the checkpoint;
+# with the log left (commit_unflushable) the outcome's is the count less 2.
+n=$(awk -v w="<$BOX/catalog.sqlite3-wal>" 'NR == 1 { p = $1 } $1 == p && /fdatasync\(/ && index($0, w)' \
+	"$WORLD/t2.log" | wc -l)
+commit_unflushable "$BOX/catalog.sqlite3" $((n - 2)) -C "$WORLD/ws" --json runtime install --pins "$WORLD/p3.tsv" \
+	--archive "$C" --yes
+is "$RC" 1 "an install whose outcome cannot be recorded exits 1"
+like "$ERR" "the runtime was installed in .*, but the catalog could not record it.*I/O error" \
+	"the error says it is installed and the catalog did not record it"
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), d["error"]["exit_status"])')" \
+	"['error'] 1" "--json: the error shape of a create that could not be recorded"
+ok "the third release is current: only the outcome's commit failed" test -e "$LINKS/current/RELEASE3"
+is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome IS NULL FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" \
+	1 "the catalog has no outcome for it"
 done_testing
