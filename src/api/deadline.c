@@ -2,18 +2,21 @@
 #include "config.h"
 
 #include "api/deadline.h"
+#include "api/reply.h"
 
 #include "clock.h"
 #include "xalloc.h"
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
 
 struct pw_api_conn {
 	int fd;
+	bool plain;                    /* not TLS: pyward may write HTTP on fd */
 	atomic_int_fast64_t since_ms;  /* waiting for a request since; 0: answering */
 	bool cut;
 	pw_api_conn *prev, *next;
@@ -47,7 +50,19 @@ static void *watch(void *arg)
 			int64_t since = atomic_load(&c->since_ms);
 			if (since && !c->cut && now - since > d->limit_ms) {
 				/* Under the lock: closed() takes it before the
-				 * daemon closes fd, so fd is still this connection's. */
+				 * daemon closes fd, so fd is still this connection's.
+				 * MHD writes nothing before a request is complete, so
+				 * a 408 in the one error shape goes first, unless TLS
+				 * (records only the library may write). No lingering
+				 * here: the watchdog serves every connection. */
+				if (c->plain) {
+					char msg[96];
+					snprintf(msg, sizeof msg, "the request did not arrive in full within %lld seconds",
+						 (long long)(d->limit_ms / 1000));
+					pw_api_write_error_now(c->fd, 408, "Request Timeout", "request-timeout", msg,
+							       "send the whole request at once, or ask for a longer "
+							       "--request-timeout", 0);
+				}
 				shutdown(c->fd, SHUT_RDWR);
 				c->cut = true;
 				if (d->cut)
@@ -96,10 +111,11 @@ void pw_api_deadlines_stop(pw_api_deadlines **dp)
 	*dp = NULL;
 }
 
-pw_api_conn *pw_api_conn_opened(pw_api_deadlines *d, int fd)
+pw_api_conn *pw_api_conn_opened(pw_api_deadlines *d, int fd, bool plain)
 {
 	pw_api_conn *c = xcalloc(1, sizeof *c);
 	c->fd = fd;
+	c->plain = plain;
 	atomic_store(&c->since_ms, pw_clock_mono_ms());
 	pthread_mutex_lock(&d->lock);
 	c->next = d->head;

@@ -3,6 +3,7 @@
 
 #include "api/catalog_pool.h"
 #include "api/jobs.h"
+#include "api/reply.h"
 #include "api/server.h"
 
 #include "ops/ctx.h"
@@ -340,7 +341,7 @@ static void *job_main(void *arg)
 	b->result = result;
 	b->err = err;
 	b->state = state_of(err);
-	add_event(b, "result", job_json(b));
+	add_event(b, "result", pw_api_with_schema(job_json(b))); /* the object GET /api/jobs/ID answers */
 	j->running--;
 	pthread_cond_broadcast(&j->changed);
 	pthread_mutex_unlock(&j->lock);
@@ -657,6 +658,7 @@ static struct MHD_Response *stored_events(pw_api_jobs *j, int64_t id, int64_t af
 	json_t *o = stored_job(j, id);
 	if (!o)
 		return NULL;
+	o = pw_api_with_schema(o);
 	json_int_t last = json_integer_value(json_object_get(o, "events"));
 	char *text = NULL;
 	if (after < last) {

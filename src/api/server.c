@@ -139,7 +139,7 @@ static void connection_event(void *cls, struct MHD_Connection *c, void **socket_
 			cc->peer = pw_api_peer_new(NULL);
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (ci && l->srv->deadlines)
-			cc->deadline = pw_api_conn_opened(l->srv->deadlines, ci->connect_fd);
+			cc->deadline = pw_api_conn_opened(l->srv->deadlines, ci->connect_fd, !l->tls);
 		*socket_context = cc;
 	} else if (what == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
 		conn_ctx *cc = *socket_context;
@@ -472,9 +472,9 @@ static pw_err *start_daemon(listener *l, const char *cert, const char *key)
 			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			MHD_OPTION_HTTPS_MEM_CERT, cert,
 			MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_END);
-	else
+	else /* a second more than the watchdog's (deadline.h), so a silent client is answered 408 first */
 		l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
-			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout,
+			MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout + 1,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, l,
 			MHD_OPTION_NOTIFY_CONNECTION, connection_event, l, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			MHD_OPTION_END);

@@ -238,6 +238,83 @@ static void add_problem(pw_history_check_result *out, const char *report)
 	}
 }
 
+/* The counters the triggers keep (schema 7: operation_counts,
+ * attempt_counts, last_finished) against a count of the rows they stand
+ * for: a tool that wrote the file with the triggers dropped, or a counter
+ * edited by hand, leaves /metrics and `history stats` saying what the
+ * rows do not. Each statement yields one mismatch a row: a what, the
+ * kept value and the counted one (NULL: none). */
+static const char SQL_OP_COUNTS[] =
+	"SELECT kind || ' ' || outcome, sum(kept), sum(counted) FROM ("
+	" SELECT kind, outcome, n AS kept, 0 AS counted FROM main.operation_counts"
+	" UNION ALL SELECT kind, outcome, 0, count(*) FROM main.operations WHERE outcome IS NOT NULL"
+	" GROUP BY kind, outcome) GROUP BY kind, outcome HAVING sum(kept) != sum(counted)";
+static const char SQL_ATTEMPT_COUNTS[] =
+	"SELECT class, sum(kept), sum(counted) FROM ("
+	" SELECT class, n AS kept, 0 AS counted FROM main.attempt_counts"
+	" UNION ALL SELECT class, 0, count(*) FROM main.attempts GROUP BY class)"
+	" GROUP BY class HAVING sum(kept) != sum(counted)";
+static const char SQL_LAST_FINISHED[] =
+	"SELECT k.kind, l.operation_id, (SELECT id FROM main.operations WHERE kind = k.kind"
+	"  AND outcome IS NOT NULL AND finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT 1) AS want"
+	" FROM (SELECT DISTINCT kind FROM main.operations UNION SELECT kind FROM main.last_finished) k"
+	" LEFT JOIN main.last_finished l ON l.kind = k.kind"
+	" WHERE l.operation_id IS NOT want"
+	"  OR (l.kind IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main.operations o WHERE o.id = l.operation_id"
+	"   AND o.finished_at IS l.finished_at AND o.outcome IS l.outcome))";
+
+static void counter_problem(pw_history_check_result *out, int which, sqlite3_stmt *st)
+{
+	const char *what = (const char *)sqlite3_column_text(st, 0);
+	long long kept = sqlite3_column_int64(st, 1), counted = sqlite3_column_int64(st, 2);
+	bool has_kept = sqlite3_column_type(st, 1) != SQLITE_NULL;
+	bool has_counted = sqlite3_column_type(st, 2) != SQLITE_NULL;
+	char *line = NULL;
+	if (which == 0)
+		line = xasprintf(_("operation_counts: %lld operations '%s' kept, %lld in the rows"), kept,
+				 what ? what : "?", counted);
+	else if (which == 1)
+		line = xasprintf(_("attempt_counts: %lld attempts of class '%s' kept, %lld in the rows"), kept,
+				 what ? what : "?", counted);
+	else if (has_kept && has_counted && kept != counted)
+		line = xasprintf(_("last_finished: operation %lld kept as the last '%s' finished, the rows say %lld"),
+				 kept, what ? what : "?", counted);
+	else if (has_kept && has_counted)
+		line = xasprintf(_("last_finished: operation %lld kept as the last '%s' finished, with another time or outcome than its row"),
+				 kept, what ? what : "?");
+	else if (has_kept)
+		line = xasprintf(_("last_finished: operation %lld kept as the last '%s' finished, the rows have none"),
+				 kept, what ? what : "?");
+	else
+		line = xasprintf(_("last_finished: none kept for '%s', the rows say operation %lld"), what ? what : "?",
+				 counted);
+	add_problem(out, line);
+	free(line);
+}
+
+/* Only a file with the counters (schema 7 on), and only a file whose pages
+ * are sound: on a damaged one the counts read garbage. */
+static pw_err *check_counters(sqlite3 *db, pw_history_check_result *out)
+{
+	static const char *const sql[] = { SQL_OP_COUNTS, SQL_ATTEMPT_COUNTS, SQL_LAST_FINISHED };
+	sqlite3_stmt *st = NULL;
+	bool kept = sqlite3_prepare_v2(db, "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name IN"
+					   " ('operation_counts', 'attempt_counts', 'last_finished')", -1, &st, NULL) == SQLITE_OK
+		    && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 3;
+	sqlite3_finalize(st);
+	for (int i = 0; kept && i < 3; i++) {
+		int rc = sqlite3_prepare_v2(db, sql[i], -1, &st, NULL);
+		while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			counter_problem(out, i, st);
+			rc = SQLITE_OK;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return db_error(db, N_("comparing the counters with the rows"));
+	}
+	return NULL;
+}
+
 pw_err *pw_history_check(pw_catalog *c, const pw_cancel *cancel, pw_history_check_result *out)
 {
 	memset(out, 0, sizeof *out);
@@ -264,6 +341,8 @@ pw_err *pw_history_check(pw_catalog *c, const pw_cancel *cancel, pw_history_chec
 	else if (rc != SQLITE_DONE)
 		e = db_error(db, N_("checking the file"));
 	sqlite3_finalize(st);
+	if (!e && out->count == 0)
+		e = check_counters(db, out);
 	if (cancel)
 		sqlite3_progress_handler(db, 0, NULL, NULL);
 	if (e)

@@ -45,7 +45,9 @@ pw_err *pw_history_prune(pw_catalog *c, const char *before, const char *args, pw
 
 /* What `PRAGMA integrity_check` found in the whole file: every page read,
  * every index compared with its table (a sysadmin's check; writing opens
- * check far less, see catalog.c). */
+ * check far less, see catalog.c); on a sound file, then, every counter the
+ * triggers keep (operation_counts, attempt_counts, last_finished) that
+ * differs from a count of the rows, a line each. */
 typedef struct pw_history_check_result {
 	char **problems;        /* up to PW_HISTORY_CHECK_MAX lines; none: sound */
 	size_t count;

@@ -15,7 +15,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 # SHAPE: "schema error.code" of BODY, or what the JSON reader said.
 shape() { J 'd.get("schema"), d["error"]["code"] if "error" in d else None, bool(d.get("error", {}).get("message"))'; }
 
-plan 40
+plan 42
 
 SOCK="$WORLD/api.sock"
 serve main --listen "unix:$SOCK" --request-timeout 2 --max-connections 8
@@ -74,6 +74,24 @@ like "$(cat "$WORLD/garbage.txt")" 'open=0 5xx=0 2xx=0$' "random bytes: every co
 ok "the server is still running" alive "$MAIN"
 U GET /api/runtime/python
 is "$CODE" 200 "and answers a whole request"
+
+# ---- a request not complete within --request-timeout (2 s) is answered
+# 408 in the error shape before it is cut (ad9367e closed it without a
+# word): half a request then nothing, and nothing at all. curl's telnet://
+# writes what it is given and prints what comes back.
+cut_answer() { # FILE: "STATUS schema code" of the raw answer in FILE
+	"${PYTHON3:-python3}" -c '
+import json, sys
+raw = open(sys.argv[1], "rb").read().decode()
+head, _, body = raw.partition("\r\n\r\n")
+d = json.loads(body)
+print(head.split()[1], d.get("schema"), d["error"]["code"], "Connection: close" in head)' "$1" 2>&1
+}
+(printf 'GET /api/runtime/python HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' ; sleep 4) |
+	curl -s --max-time 8 --unix-socket "$SOCK" telnet://localhost > "$WORLD/cut-half.txt"
+is "$(cut_answer "$WORLD/cut-half.txt")" "408 1 request-timeout True" "half a request past --request-timeout: 408, schema 1, connection closed"
+sleep 4 | curl -s --max-time 8 --unix-socket "$SOCK" telnet://localhost > "$WORLD/cut-silent.txt"
+is "$(cut_answer "$WORLD/cut-silent.txt")" "408 1 request-timeout True" "a silent connection past it: 408 as well"
 
 # ---- a body trickled a byte every 0.5 s (with a length, or chunked) is cut
 # at --request-timeout (2 s) like a trickled header

@@ -60,7 +60,7 @@ last_install_is() {
 }
 ME=$(id -un)
 
-plan 43
+plan 45
 
 # ---- release 1, then release 2, each through the API
 jserve one --pins "$WORLD/pins1.tsv"
@@ -82,6 +82,10 @@ is "$(J 'd["live"], d["kind"], d["finished_at"] is not None')" "False runtime.in
 curl -s -N --max-time 10 --unix-socket "$SOCK" "http://localhost/api/jobs/$FIRST/events" > "$WORLD/first-events.txt"
 is "$(grep -c '^event: result' "$WORLD/first-events.txt") $(grep -c '^event: ' "$WORLD/first-events.txt")" "1 1" \
 	"its event stream gives the result once and ends"
+is "$(sed -n 's/^data: //p' "$WORLD/first-events.txt" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(d.get("schema"), d["id"])')" \
+	"1 $FIRST" "the stored result event's job carries \"schema\": 1, as GET /api/jobs/ID does"
+is "$(sed -n 's/^[0-9]* result //p' "$WORLD/first.sse" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(d.get("schema"), d["state"])')" \
+	"1 ok" "the live result event's job carries \"schema\": 1 too"
 LAST=$(sed -n 's/^id: //p' "$WORLD/first-events.txt")
 is "$LAST" "$(grep -c '^[0-9]' "$WORLD/first.sse")" "numbered as the last event the first server sent"
 curl -s -N --max-time 10 -H "Last-Event-ID: $LAST" --unix-socket "$SOCK" "http://localhost/api/jobs/$FIRST/events" > "$WORLD/first-events2.txt"
