@@ -13,6 +13,14 @@ json_t *pw_json_result(const char *key, json_t *value)
 	return json_pack("{s:i,s:o}", "schema", 1, key, value);
 }
 
+json_t *pw_json_result_of(json_t *members)
+{
+	json_t *j = json_pack("{s:i}", "schema", 1);
+	json_object_update(j, members);
+	json_decref(members);
+	return j;
+}
+
 /* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
 json_t *pw_json_str(const char *s)
 {

@@ -24,6 +24,9 @@
  * result names its schema first, so a reader can tell a shape it does not
  * know; lists and single records share this envelope. */
 json_t *pw_json_result(const char *key, json_t *value);
+/* The same envelope around several members: {"schema": 1, then members'
+ * own, in their order}; members taken. */
+json_t *pw_json_result_of(json_t *members);
 /* A JSON string, or null for NULL; invalid UTF-8 becomes '?'. */
 json_t *pw_json_str(const char *s);
 /* One recorded attempt (history show, jobs show). */

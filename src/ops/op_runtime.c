@@ -65,7 +65,6 @@ json_t *pw_op_runtime_status_json(const pw_op_runtime_status_result *r)
 {
 	const pw_runtime_info *i = &r->info;
 	json_t *j = json_object();
-	json_object_set_new(j, "schema", json_integer(1));
 	json_object_set_new(j, "state", json_string(pw_runtime_state_name(i->state)));
 	json_object_set_new(j, "why", pw_json_str(i->why));
 	json_object_set_new(j, "version", pw_json_str(i->version));
@@ -84,7 +83,7 @@ json_t *pw_op_runtime_status_json(const pw_op_runtime_status_result *r)
 		json_object_set_new(j, "pinned_size", r->pin->size < 0 ? json_null() : json_integer(r->pin->size));
 	}
 	json_object_set_new(j, "baseline", status_baseline_json(r));
-	return j;
+	return pw_json_result_of(j);
 }
 
 void pw_op_runtime_status_clear(pw_op_runtime_status_result *r)
@@ -345,7 +344,7 @@ pw_err *pw_op_runtime_rollback(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_
 
 json_t *pw_op_runtime_rollback_json(const pw_op_runtime_rollback_result *r)
 {
-	return json_pack("{s:i,s:o}", "schema", 1, "current_version", pw_json_str(r->version));
+	return pw_json_result("current_version", pw_json_str(r->version));
 }
 
 void pw_op_runtime_rollback_clear(pw_op_runtime_rollback_result *r)
@@ -388,7 +387,7 @@ pw_err *pw_op_runtime_remove(const pw_ops_ctx *ctx, const pw_op_io *io, pw_op_ru
 
 json_t *pw_op_runtime_remove_json(const pw_op_runtime_remove_result *r)
 {
-	return json_pack("{s:i,s:b}", "schema", 1, "removed", r->removed > 0);
+	return pw_json_result("removed", json_boolean(r->removed > 0));
 }
 
 /* ---------------------------------------------------------------- baseline */

@@ -12,8 +12,9 @@ URL="https://localhost:$HTTPSD_PORT/rel/1/cpython-fixture-install_only.tar.gz"
 BOX="$WORLD/box"
 PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
+PY3=${PYTHON3:-python3}
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 97
+plan 100
 
 # ---- before anything is installed
 P runtime status
@@ -152,8 +153,15 @@ is "$RC" 0 "--archive installs from a local file"
 ok "the new release is current" test -e "$BOX/runtime/python/current/RELEASE2"
 P runtime status
 like "$OUT" "previous: +$VER" "status names the previous install"
-P runtime rollback
+# --json: the shared envelope ("schema" first), the members in the order
+# and form ad9367e printed them (which built them by hand)
+shape() { printf '%s' "$OUT" | "$PY3" -c 'import json, sys; t = sys.stdin.read(); d = json.loads(t); print(t == json.dumps(d, indent=2), " ".join(d))'; }
+P --json runtime status
+is "$(shape)" "True schema state why version release platform path python sha256 source_url installed_at pins_source size_on_disk previous_version pinned_version pinned_size baseline" \
+	"--json status: schema first, the members in their order"
+P --json runtime rollback
 is "$RC" 0 "rollback exits 0"
+is "$(shape)" "True schema current_version" "--json rollback: {schema, current_version}"
 ok "after rollback the first release is current" test ! -e "$BOX/runtime/python/current/RELEASE2"
 ok "after rollback python still runs" "$PY" -c 'pass'
 
@@ -311,8 +319,9 @@ ok "no file in the box or the config holds the password (catalog, markers, logs)
 # ---- remove
 P runtime remove
 is "$RC" 3 "remove without a terminal and without --yes is refused"
-P runtime remove --yes
+P --json runtime remove --yes
 is "$RC" 0 "remove --yes exits 0"
+is "$OUT" "$(printf '{\n  "schema": 1,\n  "removed": true\n}')" "--json remove: {schema, removed}, as before"
 ok "nothing is left after remove" test ! -e "$BOX/runtime/python/current"
 
 done_testing
