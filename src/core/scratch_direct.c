@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "i18n.h"
+#include "scratch_reply.h"
 #include "sigpipe.h"
 #include "xalloc.h"
 
@@ -136,6 +137,9 @@ typedef struct cell {
 	int64_t started_ms, deadline_ms, interrupt_ms;
 	bool timed_out;
 	json_t *reply;
+	bool answer;                 /* the caller wants the text early (answer set) */
+	char *plain;                 /* or the reply in its plain shape, read by the scanner */
+	pw_scratch_reply_view view;  /* and what it holds */
 } cell;
 
 /* Read the reply pipe: true when the cell is over (reply set, or the
@@ -152,7 +156,14 @@ static bool read_reply(pw_scratch_direct *d, cell *k)
 		return true;
 	}
 	char *line;
-	while (!k->reply && (line = pw_scratch_linebuf_take(d->from))) {
+	while (!k->reply && !k->plain && (line = pw_scratch_linebuf_take(d->from))) {
+		/* the reply to this cell in its plain shape, with no interrupt
+		 * sent: its text can go to the caller before anything is decoded */
+		if (k->answer && !k->interrupt_ms && pw_scratch_reply_scan(line, strlen(line), &k->view) &&
+		    k->view.id == d->lease.executions) {
+			k->plain = line;
+			return true;
+		}
 		json_t *j = json_loads(line, 0, NULL);
 		free(line);
 		if (!j) { /* not our worker script: it cannot be trusted */
@@ -166,7 +177,7 @@ static bool read_reply(pw_scratch_direct *d, cell *k)
 		else
 			json_decref(j);
 	}
-	return k->reply != NULL;
+	return k->reply || k->plain;
 }
 
 /* Interrupts for the cancel token and the budget, the kill after the
@@ -244,7 +255,9 @@ static pw_scratch_result *make_result(pw_scratch_direct *d, const cell *k)
 	r->generation = d->lease.generation;
 	r->execution = d->lease.executions;
 	const char *status = "lost";
-	if (k->reply) {
+	if (k->plain) {
+		status = k->view.error ? "error" : "ok";
+	} else if (k->reply) {
 		status = pw_scratch_reply_status(k->reply, k->timed_out);
 		if (pw_scratch_reply_unstarted(k->reply)) { /* nothing ran: the number goes to the next cell */
 			d->lease.executions--;
@@ -263,7 +276,7 @@ static pw_scratch_result *make_result(pw_scratch_direct *d, const cell *k)
 	r->status = xstrdup(status);
 	/* With a reply, the output is in already: the worker writes it first,
 	 * so the poll that saw the reply saw the output pipes readable too. */
-	if (!k->reply) {
+	if (!k->reply && !k->plain) {
 		drain(&d->fd[OUT], d->out);
 		drain(&d->fd[ERR], d->err);
 	}
@@ -277,13 +290,26 @@ static pw_scratch_result *make_result(pw_scratch_direct *d, const cell *k)
 	return r;
 }
 
+/* A plain reply: the result's text goes to the caller first, then the
+ * result is returned without value and traceback (answered). */
+static void answer_early(const pw_scratch_request *req, pw_scratch_result *r, const cell *k)
+{
+	size_t len = 0;
+	char *text = pw_scratch_result_dump_with(r, k->view.value, k->view.value_len, k->view.traceback,
+						 k->view.traceback_len, &len);
+	if (!text) /* a string in the output the writer does not take: decode as before */
+		return;
+	r->answered = req->answer(req->answer_arg, text, len, k->view.error);
+	free(text);
+}
+
 pw_err *pw_scratch_direct_run(pw_scratch_direct *d, const pw_scratch_request *req, const pw_cancel *cancel,
 			      pw_scratch_result **out)
 {
 	*out = NULL;
 	if (d->lost_kind)
 		return pw_err_new(PW_ERR_FAILED, NULL, "%s", d->lost_message);
-	cell k = { .started_ms = pw_clock_mono_ms() };
+	cell k = { .started_ms = pw_clock_mono_ms(), .answer = req->answer != NULL };
 	k.deadline_ms = req->timeout_ms > 0 ? k.started_ms + req->timeout_ms : 0;
 	/* Output that came between cells (background tasks) is still in the
 	 * pipes, and goes into this result like through the host. */
@@ -304,6 +330,17 @@ pw_err *pw_scratch_direct_run(pw_scratch_direct *d, const pw_scratch_request *re
 	d->lease.executions++;
 	wait_reply(d, &k, cancel);
 	*out = make_result(d, &k);
+	if (k.plain) {
+		answer_early(req, *out, &k);
+		if (!(*out)->answered) { /* the decoded reply after all */
+			json_t *j = json_loads(k.plain, 0, NULL);
+			json_t *v = json_object_get(j, "value"), *tb = json_object_get(j, "traceback");
+			(*out)->value = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+			(*out)->traceback = json_is_string(tb) ? xstrdup(json_string_value(tb)) : NULL;
+			json_decref(j);
+		}
+		free(k.plain);
+	}
 	json_decref(k.reply);
 	return NULL;
 }

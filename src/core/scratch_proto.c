@@ -445,52 +445,73 @@ json_t *pw_scratch_result_encode(const pw_scratch_result *r)
 
 /* The same text as json_dumps(pw_scratch_result_encode(r), JSON_COMPACT),
  * written directly (jsontext.h): the MCP server sends one per python
- * call. jansson's own path for what the writer does not take. */
+ * call. NULL for what the writer does not take (an interpreter, a string
+ * jansson refuses). value and traceback: their JSON text as it is, when
+ * given. */
+static char *dump_direct(const pw_scratch_result *r, const char *value, size_t value_len, const char *traceback,
+			 size_t traceback_len, size_t *len)
+{
+	if (r->interp)
+		return NULL;
+	pw_jsontext t = { 0 };
+	PW_JSONTEXT_LIT(&t, "{\"notices\":[");
+	for (size_t i = 0; i < r->notice_count; i++) {
+		if (i)
+			PW_JSONTEXT_LIT(&t, ",");
+		PW_JSONTEXT_LIT(&t, "{\"kind\":");
+		pw_jsontext_str(&t, r->notices[i].kind);
+		PW_JSONTEXT_LIT(&t, ",\"message\":");
+		pw_jsontext_str(&t, r->notices[i].message);
+		PW_JSONTEXT_LIT(&t, "}");
+		/* a NULL member: json_pack fails and the notice is left out */
+		t.bad |= !r->notices[i].kind || !r->notices[i].message;
+	}
+	PW_JSONTEXT_LIT(&t, "],\"session\":");
+	pw_jsontext_str(&t, r->session);
+	PW_JSONTEXT_LIT(&t, ",\"status\":");
+	pw_jsontext_str(&t, r->status);
+	PW_JSONTEXT_LIT(&t, ",\"execution\":");
+	pw_jsontext_int(&t, r->execution);
+	PW_JSONTEXT_LIT(&t, ",\"generation\":");
+	pw_jsontext_int(&t, r->generation);
+	PW_JSONTEXT_LIT(&t, ",\"value\":");
+	if (value)
+		pw_jsontext_raw(&t, value, value_len);
+	else
+		pw_jsontext_str(&t, r->value);
+	PW_JSONTEXT_LIT(&t, ",\"traceback\":");
+	if (traceback)
+		pw_jsontext_raw(&t, traceback, traceback_len);
+	else
+		pw_jsontext_str(&t, r->traceback);
+	PW_JSONTEXT_LIT(&t, ",\"stdout\":");
+	pw_jsontext_str(&t, r->out ? r->out : "");
+	PW_JSONTEXT_LIT(&t, ",\"stderr\":");
+	pw_jsontext_str(&t, r->err ? r->err : "");
+	PW_JSONTEXT_LIT(&t, ",\"truncated\":{\"stdout\":");
+	pw_jsontext_int(&t, (int64_t)r->out_dropped);
+	PW_JSONTEXT_LIT(&t, ",\"stderr\":");
+	pw_jsontext_int(&t, (int64_t)r->err_dropped);
+	PW_JSONTEXT_LIT(&t, "},\"interpreter\":null,\"duration_ms\":");
+	pw_jsontext_int(&t, r->duration_ms);
+	PW_JSONTEXT_LIT(&t, "}");
+	return pw_jsontext_take(&t, len);
+}
+
+char *pw_scratch_result_dump_with(const pw_scratch_result *r, const char *value, size_t value_len,
+				  const char *traceback, size_t traceback_len, size_t *len)
+{
+	return dump_direct(r, value, value_len, traceback, traceback_len, len);
+}
+
+/* jansson's own path for what the writer does not take. */
 char *pw_scratch_result_dump(const pw_scratch_result *r, size_t *len)
 {
-	pw_jsontext t = { 0 };
-	if (!r->interp) {
-		PW_JSONTEXT_LIT(&t, "{\"notices\":[");
-		for (size_t i = 0; i < r->notice_count; i++) {
-			if (i)
-				PW_JSONTEXT_LIT(&t, ",");
-			PW_JSONTEXT_LIT(&t, "{\"kind\":");
-			pw_jsontext_str(&t, r->notices[i].kind);
-			PW_JSONTEXT_LIT(&t, ",\"message\":");
-			pw_jsontext_str(&t, r->notices[i].message);
-			PW_JSONTEXT_LIT(&t, "}");
-			/* a NULL member: json_pack fails and the notice is left out */
-			t.bad |= !r->notices[i].kind || !r->notices[i].message;
-		}
-		PW_JSONTEXT_LIT(&t, "],\"session\":");
-		pw_jsontext_str(&t, r->session);
-		PW_JSONTEXT_LIT(&t, ",\"status\":");
-		pw_jsontext_str(&t, r->status);
-		PW_JSONTEXT_LIT(&t, ",\"execution\":");
-		pw_jsontext_int(&t, r->execution);
-		PW_JSONTEXT_LIT(&t, ",\"generation\":");
-		pw_jsontext_int(&t, r->generation);
-		PW_JSONTEXT_LIT(&t, ",\"value\":");
-		pw_jsontext_str(&t, r->value);
-		PW_JSONTEXT_LIT(&t, ",\"traceback\":");
-		pw_jsontext_str(&t, r->traceback);
-		PW_JSONTEXT_LIT(&t, ",\"stdout\":");
-		pw_jsontext_str(&t, r->out ? r->out : "");
-		PW_JSONTEXT_LIT(&t, ",\"stderr\":");
-		pw_jsontext_str(&t, r->err ? r->err : "");
-		PW_JSONTEXT_LIT(&t, ",\"truncated\":{\"stdout\":");
-		pw_jsontext_int(&t, (int64_t)r->out_dropped);
-		PW_JSONTEXT_LIT(&t, ",\"stderr\":");
-		pw_jsontext_int(&t, (int64_t)r->err_dropped);
-		PW_JSONTEXT_LIT(&t, "},\"interpreter\":null,\"duration_ms\":");
-		pw_jsontext_int(&t, r->duration_ms);
-		PW_JSONTEXT_LIT(&t, "}");
-		char *text = pw_jsontext_take(&t, len);
-		if (text)
-			return text;
-	}
+	char *text = dump_direct(r, NULL, 0, NULL, 0, len);
+	if (text)
+		return text;
 	json_t *j = pw_scratch_result_encode(r);
-	char *text = json_dumps(j, JSON_COMPACT);
+	text = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
 	if (text && len)
 		*len = strlen(text);

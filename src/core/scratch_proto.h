@@ -61,6 +61,15 @@ void pw_scratch_capture_reset(pw_scratch_capture *c, size_t limit);
  * text, program output need not be. */
 char *pw_scratch_utf8_clean(const char *s, size_t len);
 
+/* A caller that needs a cell's result only as JSON text (the MCP server,
+ * whose answer is that text) can be handed the text as soon as the
+ * worker's reply is read, before the result is decoded: text is
+ * pw_scratch_result_dump's bytes for the result (len of them), error
+ * whether its status is "error" (else "ok"). Only a plain reply is handed
+ * over this way (scratch_reply.h). It returns whether it answered with
+ * the text; the result then says answered. */
+typedef bool (*pw_scratch_answer_fn)(void *arg, const char *text, size_t len, bool error);
+
 /* ---- requests: client to host */
 typedef enum pw_scratch_op {
 	PW_SCRATCH_OP_RUN,
@@ -87,6 +96,9 @@ typedef struct pw_scratch_request {
 	int64_t executions;    /* RELEASE: cells counted while the client held the worker */
 	char *lost_kind;       /* RELEASE: the worker was lost meanwhile (a notice kind) */
 	char *lost_message;    /* RELEASE: and how, for the next result's notice */
+	/* RUN in direct mode, not sent anywhere: see pw_scratch_answer_fn */
+	pw_scratch_answer_fn answer;
+	void *answer_arg;
 } pw_scratch_request;
 
 json_t *pw_scratch_request_encode(const pw_scratch_request *r);
@@ -121,6 +133,8 @@ typedef struct pw_scratch_result {
 	size_t notice_count;
 	pw_scratch_interp *interp;        /* set on a fresh worker's first result */
 	int64_t duration_ms;
+	bool answered;                    /* its text went to the request's answer
+					     function: value and traceback left out */
 } pw_scratch_result;
 
 json_t *pw_scratch_result_encode(const pw_scratch_result *r);
@@ -128,6 +142,11 @@ json_t *pw_scratch_result_encode(const pw_scratch_result *r);
  * without building the tree (the MCP server's hot path); *len its length
  * when len is given. */
 char *pw_scratch_result_dump(const pw_scratch_result *r, size_t *len);
+/* The same with the value's and the traceback's JSON text given as it is
+ * (value_len bytes at value: a JSON string or null, as jansson writes
+ * it), in place of r's; NULL when r needs jansson's path. */
+char *pw_scratch_result_dump_with(const pw_scratch_result *r, const char *value, size_t value_len,
+				  const char *traceback, size_t traceback_len, size_t *len);
 pw_err *pw_scratch_result_decode(const json_t *j, pw_scratch_result **out);
 void pw_scratch_result_add_notice(pw_scratch_result *r, const char *kind, const char *message);
 void pw_scratch_result_free(pw_scratch_result **r);

@@ -28,6 +28,7 @@ struct pw_mcp_call {
 	pw_mcp_batch *batch;
 	pw_cancel *cancel;
 	bool cancelled;            /* by the client: send nothing more */
+	bool answered;             /* its response went out before the call ended */
 	/* progress, under reg->lock */
 	double last_progress;
 	int64_t last_sent_ms;
@@ -128,7 +129,25 @@ pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t 
 				const pw_mcp_peer *peer, pw_mcp_batch *batch, const char **why)
 {
 	pthread_mutex_lock(&r->lock);
-	*why = find_locked(r, id) ? "a request with this id is still running"
+	/* A call whose response went out is over for the client, which may
+	 * use its id again at once: wait the moments it takes to end. */
+	pw_mcp_call *same;
+	int64_t until = 0;
+	while ((same = find_locked(r, id)) && same->answered) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (!until)
+			until = ts.tv_sec + 2; /* not seen: ending takes microseconds */
+		else if (ts.tv_sec >= until)
+			break;
+		ts.tv_nsec += 10 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&r->changed, &r->lock, &ts);
+	}
+	*why = same ? "a request with this id is still running"
 	       : r->count >= MAX_CALLS ? "too many requests are running (at most 64)" : NULL;
 	if (*why) {
 		pthread_mutex_unlock(&r->lock);
@@ -194,28 +213,33 @@ static void call_done(pw_mcp_call *c)
 	call_free(c);
 }
 
-static bool dropped(pw_mcp_call *c)
-{
-	pthread_mutex_lock(&c->reg->lock);
-	bool drop = c->cancelled;
-	pthread_mutex_unlock(&c->reg->lock);
-	return drop;
-}
-
 void pw_mcp_call_finish(pw_mcp_call *c, json_t *response)
 {
-	if (dropped(c)) {
+	pthread_mutex_lock(&c->reg->lock);
+	if (c->cancelled) {
 		json_decref(response);
 		response = NULL;
 	}
+	c->answered = response && !c->batch; /* see pw_mcp_call_send_line */
+	pthread_mutex_unlock(&c->reg->lock);
 	pw_mcp_reply(c->reg->wire, c->batch, response);
 	call_done(c);
 }
 
+void pw_mcp_call_send_line(pw_mcp_call *c, const char *line, size_t len)
+{
+	pthread_mutex_lock(&c->reg->lock);
+	bool drop = c->cancelled;
+	c->answered = !drop; /* before the write: the client may reuse the id as soon as it reads */
+	pthread_mutex_unlock(&c->reg->lock);
+	if (!drop)
+		pw_mcp_wire_send_line(c->reg->wire, line, len);
+}
+
 void pw_mcp_call_finish_line(pw_mcp_call *c, char *line, size_t len)
 {
-	if (!dropped(c))
-		pw_mcp_wire_send_line(c->reg->wire, line, len);
+	if (line)
+		pw_mcp_call_send_line(c, line, len);
 	free(line);
 	call_done(c);
 }

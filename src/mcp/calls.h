@@ -75,6 +75,9 @@ void pw_mcp_call_finish(pw_mcp_call *c, json_t *response);
 /* The same with the response already serialised (line: len bytes ending
  * in a newline; stolen). Only for a call outside a batch. */
 void pw_mcp_call_finish_line(pw_mcp_call *c, char *line, size_t len);
+/* The call's response line written now, unless the call was cancelled;
+ * the call stays open until finished (then with a NULL line). */
+void pw_mcp_call_send_line(pw_mcp_call *c, const char *line, size_t len);
 /* True when the call came inside a batch (its answer goes into the batch's array). */
 bool pw_mcp_call_batched(const pw_mcp_call *c);
 

@@ -179,6 +179,13 @@ static void run_tool(pw_mcp_call *c, void *ud)
 	} else {
 		job->tool->run(c, job->args, job->admitted, &res);
 	}
+	if (res.answered) { /* sent as soon as the worker replied */
+		json_decref(job->args);
+		pw_mcp_fastcall_clear(&job->fast);
+		free(job);
+		pw_mcp_call_finish_line(c, NULL, 0);
+		return;
+	}
 	if (!res.structured && !res.text && !res.raw)
 		pw_mcp_tool_fail(&res, pw_err_new(PW_ERR_FAILED, NULL, "the tool returned nothing"));
 	pw_mcp_version v = pw_mcp_call_version(c);

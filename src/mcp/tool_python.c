@@ -3,6 +3,7 @@
 
 #include "mcp/fastcall.h"
 #include "mcp/pads.h"
+#include "mcp/rpc.h"
 #include "mcp/tools.h"
 
 #include "xalloc.h"
@@ -40,6 +41,22 @@ static void forget_python(void *admitted)
 		pw_mcp_pads_drop(admitted);
 }
 
+/* The result's text as the response, sent as soon as the worker replied
+ * (the call ends without another answer: see run_tool). */
+static bool answer_early(void *arg, const char *text, size_t len, bool error)
+{
+	pw_mcp_call *call = arg;
+	char *head = pw_rpc_result_head(pw_mcp_call_id(call));
+	size_t n = 0;
+	char *line = head ? pw_mcp_text_result_line(head, text, len, pw_mcp_call_version(call), error, &n) : NULL;
+	free(head);
+	if (!line)
+		return false;
+	pw_mcp_call_send_line(call, line, n);
+	free(line);
+	return true;
+}
+
 void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *admitted, pw_mcp_tool_result *out)
 {
 	const pw_ops_ctx *o = pw_mcp_call_opts(call)->ctx;
@@ -60,6 +77,11 @@ void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *adm
 		.code = code, .reset = reset, .venv = a->venv,
 		.lease = !session || strcmp(session, own) == 0, .hints = &hints,
 	};
+	/* one response line, in a revision whose results carry nothing more */
+	if (!pw_mcp_call_batched(call) && !pw_mcp_is_stateless(pw_mcp_call_version(call))) {
+		rq.answer = answer_early;
+		rq.answer_arg = call;
+	}
 	pw_op_scratch_result r = { 0 };
 	e = pw_mcp_pads_run(admitted, o, &rq, pw_mcp_call_cancel(call), &r);
 	free(own);
@@ -68,7 +90,9 @@ void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *adm
 		pw_mcp_tool_fail(out, e);
 		return;
 	}
-	out->text = pw_op_scratch_json_text(&r); /* the bytes of pw_op_scratch_json, written directly */
+	out->answered = r.cell->answered;
+	if (!out->answered)
+		out->text = pw_op_scratch_json_text(&r); /* the bytes of pw_op_scratch_json, written directly */
 	out->is_error = strcmp(r.cell->status, "ok") != 0 && strcmp(r.cell->status, "reset") != 0;
 	pw_op_scratch_clear(&r);
 }

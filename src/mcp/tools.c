@@ -159,80 +159,82 @@ json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v)
 	return res;
 }
 
-typedef struct line {
-	char *buf;
-	size_t len, cap;
-} line;
-
-static void put(line *l, const char *p, size_t n)
-{
-	if (l->len + n + 1 > l->cap) {
-		l->cap = (l->len + n + 1) * 2;
-		l->buf = xrealloc(l->buf, l->cap);
-	}
-	memcpy(l->buf + l->len, p, n);
-	l->len += n;
-}
-
-#define PUT(l, lit) put((l), (lit), sizeof(lit) - 1)
-
-/* text as the inside of a JSON string (RFC 8259 section 7; UTF-8 kept). */
-static void put_escaped(line *l, const char *text)
+/* text as the inside of a JSON string (RFC 8259 section 7; UTF-8 kept)
+ * into dst, which has room for 6 bytes per byte of text; returns the end. */
+static char *put_escaped(char *dst, const unsigned char *p, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *run = text;
-	for (const char *p = text;; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		put(l, run, (size_t)(p - run));
-		if (!c)
-			return;
-		run = p + 1;
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			put(l, e, 2);
+	for (const unsigned char *end = p + n; p < end; p++) {
+		unsigned char c = *p;
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			*dst++ = (char)c;
+		} else if (c == '"' || c == '\\') {
+			dst[0] = '\\';
+			dst[1] = (char)c;
+			dst += 2;
 		} else {
-			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-			put(l, e, 6);
+			memcpy(dst, "\\u00", 4);
+			dst[4] = hex[c >> 4];
+			dst[5] = hex[c & 15];
+			dst += 6;
 		}
 	}
+	return dst;
+}
+
+#define PUT(dst, lit) (memcpy((dst), (lit), sizeof(lit) - 1), (dst) + sizeof(lit) - 1)
+
+static bool head_takes_members(const char *head, size_t hl)
+{
+	return hl >= 4 && strcmp(head + hl - 2, "}}") == 0;
+}
+
+char *pw_mcp_text_result_line(const char *head, const char *text, size_t tl, pw_mcp_version v, bool is_error,
+			      size_t *len)
+{
+	static const char content[] = "\"content\":[{\"type\":\"text\",\"text\":\"";
+	static const char structured[] = "\"}],\"structuredContent\":";
+	static const char error[] = ",\"isError\":true";
+	size_t hl = head ? strlen(head) : 0;
+	if (!head_takes_members(head, hl))
+		return NULL;
+	/* the response and its result, both left open; the members; "}}\n" */
+	size_t cap = hl - 2 + 1 + sizeof content + 6 * tl + sizeof structured + tl + sizeof error + 4;
+	char *buf = xmalloc(cap), *d = buf;
+	memcpy(d, head, hl - 2);
+	d += hl - 2;
+	if (head[hl - 3] != '{')
+		*d++ = ',';
+	d = PUT(d, content);
+	d = put_escaped(d, (const unsigned char *)text, tl);
+	if (pw_mcp_has_structured(v)) {
+		d = PUT(d, structured);
+		memcpy(d, text, tl);
+		d += tl;
+	} else {
+		d = PUT(d, "\"}]");
+	}
+	if (is_error)
+		d = PUT(d, error);
+	d = PUT(d, "}}\n");
+	*d = '\0';
+	*len = (size_t)(d - buf);
+	return buf;
 }
 
 char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const char *head, size_t *len)
 {
-	if (r->raw)
+	if (r->raw || !head || !head_takes_members(head, strlen(head)))
 		return NULL;
-	size_t hl = head ? strlen(head) : 0;
-	char *text = NULL;
-	if (hl >= 4 && strcmp(head + hl - 2, "}}") == 0) {
-		text = r->text ? r->text : json_dumps(r->structured, JSON_COMPACT);
-		r->text = NULL;
-	}
+	char *text = r->text ? r->text : json_dumps(r->structured, JSON_COMPACT);
+	r->text = NULL;
 	if (!text)
 		return NULL;
-	size_t tl = strlen(text);
-	line l = { .cap = hl + 2 * tl + 128 };
-	l.buf = xmalloc(l.cap);
-	put(&l, head, hl - 2); /* the response and its result, both left open */
-	if (head[hl - 3] != '{')
-		PUT(&l, ",");
-	PUT(&l, "\"content\":[{\"type\":\"text\",\"text\":\"");
-	put_escaped(&l, text);
-	PUT(&l, "\"}]");
-	if (pw_mcp_has_structured(v)) {
-		PUT(&l, ",\"structuredContent\":");
-		put(&l, text, tl);
-	}
-	if (r->is_error)
-		PUT(&l, ",\"isError\":true");
-	PUT(&l, "}}\n");
-	l.buf[l.len] = '\0';
+	char *line = pw_mcp_text_result_line(head, text, strlen(text), v, r->is_error, len);
 	free(text);
 	json_decref(r->structured);
 	r->structured = NULL;
-	*len = l.len;
-	return l.buf;
+	return line;
 }
 
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e)

@@ -21,6 +21,7 @@ typedef struct pw_mcp_tool_result {
 	char *text;          /* or that object already as compact JSON text (the python tool) */
 	bool is_error;
 	json_t *raw;         /* a whole result to send as it is (input_required) */
+	bool answered;       /* already sent by the tool (the python tool's early answer) */
 } pw_mcp_tool_result;
 
 typedef struct pw_mcp_tool {
@@ -57,6 +58,10 @@ json_t *pw_mcp_tool_result_json(pw_mcp_tool_result *r, pw_mcp_version v);
  * newline; *len its length. NULL (r untouched) for a raw result or a
  * response that cannot take the members. */
 char *pw_mcp_tool_result_line(pw_mcp_tool_result *r, pw_mcp_version v, const char *head, size_t *len);
+/* The same line for a result given as text (tl bytes of compact JSON),
+ * head as above; NULL when head cannot take the members. */
+char *pw_mcp_text_result_line(const char *head, const char *text, size_t tl, pw_mcp_version v, bool is_error,
+			      size_t *len);
 /* Fill out as the error e (consumed), the CLI's JSON error shape. */
 void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 

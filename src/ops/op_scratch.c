@@ -401,6 +401,23 @@ static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request 
 	return NULL;
 }
 
+/* The core's text with the schema member that pw_op_scratch_json_text
+ * adds, to the caller's answer function. */
+static const char schema_tail[] = ",\"schema\":1}";
+
+static bool answer_with_schema(void *arg, const char *text, size_t len, bool error)
+{
+	const pw_op_scratch_request *rq = arg;
+	if (len < 2 || text[len - 1] != '}')
+		return false;
+	char *full = xmalloc(len - 1 + sizeof schema_tail);
+	memcpy(full, text, len - 1);
+	memcpy(full + len - 1, schema_tail, sizeof schema_tail); /* with its NUL */
+	bool answered = rq->answer(rq->answer_arg, full, len - 1 + sizeof schema_tail - 1, error);
+	free(full);
+	return answered;
+}
+
 /* may_trust: the environment's stamps may go unlooked at while the
  * session is leased (venv_memo_get); the call then goes only to the leased
  * worker, and comes back here without when it cannot. */
@@ -431,6 +448,10 @@ static pw_err *run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const
 	req.code = rq->code && *rq->code ? xstrdup(rq->code) : NULL;
 	req.project_dir = xstrdup(ctx->workspace);
 	req.timeout_ms = (int64_t)(r->budget * 1000);
+	if (rq->answer) {
+		req.answer = answer_with_schema;
+		req.answer_arg = (void *)(uintptr_t)rq; /* read only: answer_with_schema */
+	}
 	/* An interpreter named again for a session that already runs it needs
 	 * no check against the worker, and so may take the leased path. */
 	if (req.python_explicit && !req.reset && c->session && c->python && strcmp(c->session, req.session) == 0 &&
@@ -501,13 +522,12 @@ json_t *pw_op_scratch_json(const pw_op_scratch_result *r)
 
 char *pw_op_scratch_json_text(const pw_op_scratch_result *r)
 {
-	static const char tail[] = ",\"schema\":1}";
 	size_t len = 0;
 	char *text = pw_scratch_result_dump(r->cell, &len);
 	if (!text || len < 2 || text[len - 1] != '}')
 		return text;
-	char *out = xrealloc(text, len - 1 + sizeof tail);
-	memcpy(out + len - 1, tail, sizeof tail); /* with its NUL */
+	char *out = xrealloc(text, len - 1 + sizeof schema_tail);
+	memcpy(out + len - 1, schema_tail, sizeof schema_tail); /* with its NUL */
 	return out;
 }
 

@@ -55,6 +55,11 @@ typedef struct pw_op_scratch_request {
 	size_t max_output;           /* per stream; 0: the default */
 	bool lease;                  /* lease the session afterwards (direct mode; needs a kept conn) */
 	const pw_op_scratch_hints *hints;
+	/* When set, a leased cell's result may come here as soon as the worker
+	 * replied, as the text pw_op_scratch_json_text would give (the result
+	 * then says answered: see pw_scratch_answer_fn) */
+	pw_scratch_answer_fn answer;
+	void *answer_arg;
 } pw_op_scratch_request;
 
 typedef struct pw_op_scratch_result {

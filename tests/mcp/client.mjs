@@ -608,6 +608,36 @@ async function rawSession() {
   m = await t.next((x) => x.id === -9 && x.result);
   ok(busy?.error?.code === -32600 && /still running/.test(busy.error.message) && m?.result?.structuredContent?.value === '1',
     'a second call with the id of one still running is refused on the fast path too, the first answered', [busy, m]);
+  // A leased cell's answer leaves as soon as the worker replied, before the
+  // call has ended: a client may use the id again at once and is not refused.
+  let reused = 0, refusedReuse = null;
+  for (let i = 0; i < 300; i++) {
+    t.send(scanned(77, { code: String(i), venv: env.VENV }));
+    const r = await t.next((x) => x.id === 77);
+    if (r?.result?.structuredContent?.value === String(i)) reused++;
+    else if (!refusedReuse) refusedReuse = r;
+  }
+  is(reused, 300, 'an id used again as soon as its answer came (300 times in a row) is never refused', refusedReuse);
+  // Answers written before the reply is decoded: each text content is its
+  // structuredContent, for values, output and tracebacks that need escaping.
+  const cells = [
+    ['"q\\"\\\\\\t"', (sc) => sc.value === '\'q"\\\\\\t\''],
+    ['print("a\\"b\\tc\\\\"); None', (sc) => sc.value === null && sc.stdout === 'a"b\tc\\\n'],
+    ['import sys; sys.stderr.write("e\\n"); raise ValueError("bad \\"x\\"")', (sc) => sc.status === 'error'
+      && sc.stderr === 'e\n' && /ValueError: bad "x"/.test(sc.traceback)],
+    ['"\u00e9\u2028"', (sc) => sc.value === "'\u00e9\\u2028'"], // a \u escape: decoded first
+  ];
+  let same = 0, bad = null;
+  for (const [code, check] of cells) {
+    t.send(scanned(78, { code, venv: env.VENV }));
+    const r = await t.next((x) => x.id === 78);
+    const sc = r?.result?.structuredContent;
+    let text = null;
+    try { text = JSON.parse(r?.result?.content?.[0]?.text); } catch (e) { text = e.message; }
+    if (sc && check(sc) && JSON.stringify(text) === JSON.stringify(sc) && !!r.result.isError === (sc.status !== 'ok')) same++;
+    else if (!bad) bad = [code, r];
+  }
+  is(same, cells.length, 'python answers with quotes, tabs, backslashes, output and a traceback: text and structuredContent agree', bad);
   await t.close();
 }
 
