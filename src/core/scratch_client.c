@@ -520,7 +520,9 @@ static pw_err *run(pw_scratch_client *c, const pw_scratch_request *req, const pw
 			return NULL;
 	}
 	/* Through the host: a leased session must be handed back first, or the
-	 * call would wait behind our own lease. */
+	 * call would wait behind our own lease. The wait is not watched. */
+	if (req->hand_over)
+		req->hand_over(req->hand_over_arg);
 	if (holds_lease(c, req->session)) {
 		pw_err *e = pw_scratch_release(c);
 		if (e)

@@ -10,6 +10,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -138,6 +139,9 @@ typedef struct cell {
 	bool timed_out;
 	json_t *reply;
 	bool answer;                 /* the caller wants the text early (answer set) */
+	pw_scratch_hand_over_fn hand_over; /* the caller's input, watched until handed over */
+	void *hand_over_arg;
+	int watch_fd;
 	char *plain;                 /* or the reply in its plain shape, read by the scanner */
 	pw_scratch_reply_view view;  /* and what it holds */
 } cell;
@@ -220,6 +224,15 @@ static int wait_ms(const pw_scratch_direct *d, const cell *k, const pw_cancel *c
 	return wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now);
 }
 
+/* The caller's input is for another thread to read from now on. */
+static void hand_over(cell *k)
+{
+	pw_scratch_hand_over_fn fn = k->hand_over;
+	k->hand_over = NULL;
+	if (fn)
+		fn(k->hand_over_arg);
+}
+
 /* Until the reply comes or the worker is gone; output is read as it comes,
  * so a worker never blocks on a full pipe. */
 static void wait_reply(pw_scratch_direct *d, cell *k, const pw_cancel *cancel)
@@ -228,14 +241,17 @@ static void wait_reply(pw_scratch_direct *d, cell *k, const pw_cancel *cancel)
 		int64_t now = pw_clock_mono_ms();
 		if (check_timers(d, k, cancel, now))
 			return;
-		struct pollfd p[3] = { { .fd = d->fd[FROM], .events = POLLIN },
+		struct pollfd p[4] = { { .fd = d->fd[FROM], .events = POLLIN },
 				       { .fd = d->fd[OUT], .events = POLLIN },
-				       { .fd = d->fd[ERR], .events = POLLIN } };
-		int rc = poll(p, 3, wait_ms(d, k, cancel, now));
+				       { .fd = d->fd[ERR], .events = POLLIN },
+				       { .fd = k->hand_over ? k->watch_fd : -1, .events = POLLIN } };
+		int rc = poll(p, 4, wait_ms(d, k, cancel, now));
 		if (rc < 0 && errno != EINTR)
 			return (void)set_lost(d, "worker_crashed", xstrdup(_("fresh scratchpad: the worker's pipes failed")));
 		if (rc <= 0)
 			continue;
+		if (p[3].revents)
+			hand_over(k);
 		/* Output first: the worker writes it before its reply. */
 		if (p[1].revents)
 			drain(&d->fd[OUT], d->out);
@@ -309,7 +325,8 @@ pw_err *pw_scratch_direct_run(pw_scratch_direct *d, const pw_scratch_request *re
 	*out = NULL;
 	if (d->lost_kind)
 		return pw_err_new(PW_ERR_FAILED, NULL, "%s", d->lost_message);
-	cell k = { .started_ms = pw_clock_mono_ms(), .answer = req->answer != NULL };
+	cell k = { .started_ms = pw_clock_mono_ms(), .answer = req->answer != NULL, .hand_over = req->hand_over,
+		   .hand_over_arg = req->hand_over_arg, .watch_fd = req->watch_fd };
 	k.deadline_ms = req->timeout_ms > 0 ? k.started_ms + req->timeout_ms : 0;
 	/* Output that came between cells (background tasks) is still in the
 	 * pipes, and goes into this result like through the host. */
@@ -320,6 +337,8 @@ pw_err *pw_scratch_direct_run(pw_scratch_direct *d, const pw_scratch_request *re
 	size_t len;
 	char *line = pw_scratch_dump_line(msg, &len);
 	json_decref(msg);
+	if (len > PIPE_BUF) /* the write may wait for the worker to read */
+		hand_over(&k);
 	bool sent = write_all(d->fd[TO], line, len);
 	free(line);
 	if (!sent) {

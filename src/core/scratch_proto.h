@@ -70,6 +70,15 @@ char *pw_scratch_utf8_clean(const char *s, size_t len);
  * the text; the result then says answered. */
 typedef bool (*pw_scratch_answer_fn)(void *arg, const char *text, size_t len, bool error);
 
+/* A caller that reads its own input on the thread that runs the cell (the
+ * MCP server) names that input (watch_fd) and a hand-over: while a cell
+ * runs in direct mode, the wait for the worker watches the input too and
+ * calls hand_over when it becomes readable; any other wait (the host, a
+ * long cell line) calls it first. The caller then lets another thread read
+ * its input meanwhile. It may be called more than once: the caller makes
+ * a second call harmless. */
+typedef void (*pw_scratch_hand_over_fn)(void *arg);
+
 /* ---- requests: client to host */
 typedef enum pw_scratch_op {
 	PW_SCRATCH_OP_RUN,
@@ -99,6 +108,10 @@ typedef struct pw_scratch_request {
 	/* RUN in direct mode, not sent anywhere: see pw_scratch_answer_fn */
 	pw_scratch_answer_fn answer;
 	void *answer_arg;
+	/* RUN, not sent anywhere: see pw_scratch_hand_over_fn (NULL: none) */
+	pw_scratch_hand_over_fn hand_over;
+	void *hand_over_arg;
+	int watch_fd;
 } pw_scratch_request;
 
 json_t *pw_scratch_request_encode(const pw_scratch_request *r);

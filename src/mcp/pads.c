@@ -116,6 +116,11 @@ pw_err *pw_mcp_pads_run(pw_mcp_pad_ticket *t, const pw_ops_ctx *ctx, pw_op_scrat
 {
 	out->cell = NULL;
 	pad *p = t->pad;
+	pthread_mutex_lock(&lock);
+	bool must_wait = p->queue != t;
+	pthread_mutex_unlock(&lock);
+	if (must_wait && rq->hand_over) /* an earlier call runs: the wait is not watched */
+		rq->hand_over(rq->hand_over_arg);
 	if (!wait_turn(t, cancel)) {
 		pw_mcp_pads_drop(t);
 		return pw_err_new(PW_ERR_CANCELLED, NULL, "cancelled while an earlier call of session %s ran",

@@ -166,7 +166,11 @@ typedef struct tool_job {
 	pw_mcp_fastcall fast;  /* a python call read by the scanner (fast.store set): its arguments */
 	void *admitted;
 	pw_mcp_call *call;  /* when the reading thread runs it itself */
+	struct loop *watched; /* the reading thread's python call: it still watches stdin (see lead) */
 } tool_job;
+
+static void hand_over(void *arg);
+static int watched_fd(const struct loop *l);
 
 static void run_tool(pw_mcp_call *c, void *ud)
 {
@@ -175,6 +179,11 @@ static void run_tool(pw_mcp_call *c, void *ud)
 	if (job->fast.store) {
 		pw_mcp_python_args a = { .code = job->fast.code, .venv = job->fast.venv, .session = job->fast.session,
 					 .reset = job->fast.reset };
+		if (job->watched) {
+			a.hand_over = hand_over;
+			a.hand_over_arg = job;
+			a.watch_fd = watched_fd(job->watched);
+		}
 		pw_mcp_python_run(c, &a, job->admitted, &res);
 	} else {
 		job->tool->run(c, job->args, job->admitted, &res);
@@ -534,7 +543,15 @@ static void drain(server *s, bool stop)
  * the kick, an always-readable eventfd armed one-shot instead of stdin
  * (and stdin again once no complete line is left), so that one thread at
  * a time holds the reader. A thread is started only when a call begins
- * and none waits. */
+ * and none waits.
+ * A python call on the fast path needs no second reader at first: the
+ * thread running it watches stdin beside the worker's pipes and wakes
+ * another one only when input comes meanwhile (hand_over), or before any
+ * other wait. And a thread back from a call parks while another waits on
+ * the epoll set: with two waiting, the next message could go to either,
+ * and turns taken across the two CPUs cost a wake-up each (about 10 us a
+ * call, bench/mcp.sh); the one back from its call usually finds the next
+ * message already there and takes it without sleeping. */
 enum { EV_INPUT, EV_KICK, EV_WAKE, EV_STOP };
 
 typedef struct loop {
@@ -544,7 +561,10 @@ typedef struct loop {
 	int ep;                   /* epoll set: stdin, the kick, the wake pipe, the stop */
 	int in_fd, kick_fd, stop_fd;
 	pthread_mutex_t lock;
+	pthread_cond_t parked_cv;
 	int waiting;              /* threads in (or on their way to) epoll_wait */
+	int parked;               /* threads idle on parked_cv */
+	int called;               /* of them, called back to wait (counted in waiting) */
 	bool done;
 	pw_mcp_read_status end;   /* why reading stopped */
 } loop;
@@ -556,14 +576,16 @@ static bool watch(loop *l, int op, int fd, uint32_t events, uint32_t tag)
 }
 
 /* Give the reader up: arm the kick when a call leaves bytes in the
- * buffer (maybe lines), else stdin (also for a line that needs more). */
-static void pass_reader(loop *l, bool after_call)
+ * buffer (maybe lines), else stdin (also for a line that needs more).
+ * True when the kick was armed. */
+static bool pass_reader(loop *l, bool after_call)
 {
 	bool kick = after_call && pw_mcp_reader_holds_bytes(l->rd);
 	pthread_mutex_unlock(&l->reading);
 	if (!(kick ? watch(l, EPOLL_CTL_MOD, l->kick_fd, EPOLLIN | EPOLLONESHOT, EV_KICK)
 		   : watch(l, EPOLL_CTL_MOD, l->in_fd, EPOLLIN | EPOLLONESHOT, EV_INPUT)))
 		pw_mcp_log("epoll_ctl: %s", strerror(errno)); /* not seen: the fds stay in the set */
+	return kick;
 }
 
 static void stop_reading(loop *l, pw_mcp_read_status st)
@@ -574,6 +596,7 @@ static void stop_reading(loop *l, pw_mcp_read_status st)
 	pthread_mutex_lock(&l->lock);
 	l->done = true;
 	l->end = st;
+	pthread_cond_broadcast(&l->parked_cv);
 	pthread_mutex_unlock(&l->lock);
 	uint64_t one = 1; /* never read: every waiting thread wakes and sees done */
 	if (write(l->stop_fd, &one, sizeof one) < 0)
@@ -587,10 +610,15 @@ static void keep_one_waiting(loop *l)
 {
 	pthread_mutex_lock(&l->lock);
 	bool start = l->waiting == 0 && !l->done;
+	bool call_back = start && l->parked > l->called;
 	if (start)
 		l->waiting++; /* counted for it, so that a second call does not start another */
+	if (call_back) {
+		l->called++;
+		pthread_cond_signal(&l->parked_cv);
+	}
 	pthread_mutex_unlock(&l->lock);
-	if (!start)
+	if (!start || call_back)
 		return;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -609,6 +637,16 @@ static void keep_one_waiting(loop *l)
 static bool wait_event(loop *l, bool counted, uint32_t *tag)
 {
 	pthread_mutex_lock(&l->lock);
+	if (!counted && l->waiting > 0 && !l->done) { /* another one reads: park (see loop) */
+		l->parked++;
+		while (!l->called && !l->done)
+			pthread_cond_wait(&l->parked_cv, &l->lock);
+		l->parked--;
+		if (l->called) {
+			l->called--;
+			counted = true;
+		}
+	}
 	if (!counted)
 		l->waiting++;
 	pthread_mutex_unlock(&l->lock);
@@ -662,12 +700,30 @@ static void lead(loop *l, bool counted)
 			stop_reading(l, st);
 			return;
 		}
-		if (job)
+		bool kicked = pass_reader(l, job != NULL);
+		if (job && job->fast.store && !kicked)
+			job->watched = l; /* it watches stdin itself (see loop) */
+		else if (job)
 			keep_one_waiting(l);
-		pass_reader(l, job != NULL);
 		if (job)
 			run_tool(job->call, job);
 	}
+}
+
+static int watched_fd(const loop *l)
+{
+	return l->in_fd;
+}
+
+/* Input came while a call watched stdin, or the call waits on something
+ * else now: another thread reads. Once per call. */
+static void hand_over(void *arg)
+{
+	tool_job *job = arg;
+	loop *l = job->watched;
+	job->watched = NULL;
+	if (l)
+		keep_one_waiting(l);
 }
 
 static void *follower_main(void *arg)
@@ -752,6 +808,7 @@ int pw_mcp_serve(const pw_mcp_opts *o)
 	static loop l; /* followers may look at it until the process ends */
 	l.s = &s;
 	pthread_mutex_init(&l.lock, NULL);
+	pthread_cond_init(&l.parked_cv, NULL);
 	pthread_mutex_init(&l.reading, NULL);
 	if (!open_loop(&l)) {
 		pw_mcp_log("cannot wait for input: %s", strerror(errno));

@@ -76,6 +76,7 @@ void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *adm
 	pw_op_scratch_request rq = {
 		.code = code, .reset = reset, .venv = a->venv,
 		.lease = !session || strcmp(session, own) == 0, .hints = &hints,
+		.hand_over = a->hand_over, .hand_over_arg = a->hand_over_arg, .watch_fd = a->watch_fd,
 	};
 	/* one response line, in a revision whose results carry nothing more */
 	if (!pw_mcp_call_batched(call) && !pw_mcp_is_stateless(pw_mcp_call_version(call))) {

@@ -12,6 +12,7 @@
 #include "mcp/proto.h"
 
 #include "err.h"
+#include "scratch_proto.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -70,6 +71,11 @@ void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e);
 typedef struct pw_mcp_python_args {
 	const char *code, *venv, *session;  /* venv, session: NULL when not given */
 	bool reset;
+	/* the server's input, read by this thread until handed over (see
+	 * pw_scratch_hand_over_fn); hand_over NULL: another thread reads it */
+	pw_scratch_hand_over_fn hand_over;
+	void *hand_over_arg;
+	int watch_fd;
 } pw_mcp_python_args;
 void *pw_mcp_python_admit(pw_mcp_call *call, const char *session);
 void pw_mcp_python_run(pw_mcp_call *call, const pw_mcp_python_args *a, void *admitted, pw_mcp_tool_result *out);

@@ -431,6 +431,10 @@ static pw_err *run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const
 	pw_op_scratch_conn *kept = conn ? *conn : NULL;
 	bool leased = may_trust && kept && kept->client && rq->session && rq->code && *rq->code && !rq->reset &&
 		      pw_scratch_leased(kept->client, rq->session);
+	/* Only the leased worker's wait watches the caller's input: connecting,
+	 * starting the host or a worker may take long. */
+	if (rq->hand_over && !leased)
+		rq->hand_over(rq->hand_over_arg);
 	pw_err *e = check_request(ctx, rq);
 	if (!e)
 		e = choose_python(ctx, rq, kept, leased, &req, &checked, &unstamped);
@@ -451,6 +455,11 @@ static pw_err *run(const pw_ops_ctx *ctx, const pw_op_scratch_request *rq, const
 	if (rq->answer) {
 		req.answer = answer_with_schema;
 		req.answer_arg = (void *)(uintptr_t)rq; /* read only: answer_with_schema */
+	}
+	if (leased) {
+		req.hand_over = rq->hand_over;
+		req.hand_over_arg = rq->hand_over_arg;
+		req.watch_fd = rq->watch_fd;
 	}
 	/* An interpreter named again for a session that already runs it needs
 	 * no check against the worker, and so may take the leased path. */

@@ -60,6 +60,11 @@ typedef struct pw_op_scratch_request {
 	 * then says answered: see pw_scratch_answer_fn) */
 	pw_scratch_answer_fn answer;
 	void *answer_arg;
+	/* When set, the caller's input, watched while a leased cell runs;
+	 * handed over at once on any other path (see pw_scratch_hand_over_fn) */
+	pw_scratch_hand_over_fn hand_over;
+	void *hand_over_arg;
+	int watch_fd;
 } pw_op_scratch_request;
 
 typedef struct pw_op_scratch_result {

@@ -555,6 +555,91 @@ static void test_direct_mode_results(void **state)
 	pw_scratch_close(&c);
 }
 
+typedef struct watch_log {
+	int calls;
+	long long first_ms;
+} watch_log;
+
+static void note_hand_over(void *arg)
+{
+	watch_log *log = arg;
+	if (!log->calls++)
+		log->first_ms = tl_now_ms();
+}
+
+static pw_scratch_result *run_watched(pw_scratch_client *c, const char *session, const char *code, int fd,
+				      watch_log *log)
+{
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	pw_scratch_request req = { .op = PW_SCRATCH_OP_RUN, .session = xstrdup(session), .code = xstrdup(code),
+				   .python = xstrdup(python_path()), .project_dir = xstrdup(cwd), .env = environ,
+				   .hand_over = note_hand_over, .hand_over_arg = log, .watch_fd = fd };
+	pw_scratch_result *r = NULL;
+	pw_err *e = pw_scratch_run(c, &req, NULL, &r);
+	if (e)
+		fail_msg("run failed: %s", pw_err_message(e));
+	req.env = NULL;
+	pw_scratch_request_clear(&req);
+	return r;
+}
+
+typedef struct late_writer {
+	int fd, after_ms;
+} late_writer;
+
+static void *write_late(void *arg)
+{
+	late_writer *lw = arg;
+	tl_sleep_ms(lw->after_ms);
+	assert_int_equal(write(lw->fd, "x", 1), 1);
+	return NULL;
+}
+
+/* The caller's own input (the MCP server's stdin) is watched while a
+ * leased cell runs: input that comes meanwhile is handed over at once, and
+ * once only though it stays unread; without input nothing is handed over;
+ * a call through the host hands over before it waits. */
+static void test_direct_mode_hands_over_the_watched_input(void **state)
+{
+	world *w = *state;
+	if (!python_path())
+		skip();
+	int in[2];
+	assert_int_equal(pipe(in), 0);
+	pw_scratch_client *c = connect_to(w);
+	watch_log log = { 0 };
+	pw_scratch_result *r = run_watched(c, "watched", "x = 1", in[0], &log);
+	assert_string_equal(r->status, "ok");
+	assert_int_equal(log.calls, 1); /* through the host: handed over first */
+	pw_scratch_result_free(&r);
+	assert_null(pw_scratch_lease(c, "watched"));
+
+	log = (watch_log){ 0 };
+	r = run_watched(c, "watched", "x + 1", in[0], &log);
+	assert_string_equal(r->value, "2");
+	assert_int_equal(log.calls, 0); /* leased, no input: this thread read on */
+	pw_scratch_result_free(&r);
+
+	late_writer lw = { .fd = in[1], .after_ms = 150 };
+	pthread_t t;
+	long long start_ms = tl_now_ms();
+	pthread_create(&t, NULL, write_late, &lw);
+	r = run_watched(c, "watched", "import time; time.sleep(0.8); x + 2", in[0], &log);
+	long long end_ms = tl_now_ms();
+	pthread_join(t, NULL);
+	assert_string_equal(r->value, "3");
+	assert_int_equal(r->execution, 3); /* it ran in direct mode */
+	assert_int_equal(log.calls, 1);    /* the byte stays unread: still once */
+	assert_true(log.first_ms - start_ms >= 150);
+	assert_true(end_ms - log.first_ms >= 500); /* during the cell, not after it */
+	pw_scratch_result_free(&r);
+	assert_null(pw_scratch_release(c));
+	pw_scratch_close(&c);
+	close(in[0]);
+	close(in[1]);
+}
+
 /* Budgets and interrupts hold in direct mode, and a lost worker is told
  * in the result and again, through the host, in the next one. */
 static void test_direct_mode_budget_interrupt_loss(void **state)
@@ -750,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_token_interrupts_the_cell),
 		cmocka_unit_test(test_list_discard_and_notice),
 		cmocka_unit_test(test_direct_mode_results),
+		cmocka_unit_test(test_direct_mode_hands_over_the_watched_input),
 		cmocka_unit_test(test_direct_mode_budget_interrupt_loss),
 		cmocka_unit_test(test_direct_mode_abandoned_and_discarded),
 		cmocka_unit_test(test_no_host_and_no_autostart),
