@@ -332,11 +332,8 @@ pw_err *pw_scratch_direct_run(pw_scratch_direct *d, const pw_scratch_request *re
 	 * pipes, and goes into this result like through the host. */
 	pw_scratch_capture_reset(d->out, req->max_output);
 	pw_scratch_capture_reset(d->err, req->max_output);
-	json_t *msg = json_pack("{s:I, s:s}", "id", (json_int_t)(d->lease.executions + 1), "code",
-				req->code ? req->code : "");
 	size_t len;
-	char *line = pw_scratch_dump_line(msg, &len);
-	json_decref(msg);
+	char *line = pw_scratch_cell_line(d->lease.executions + 1, req->code ? req->code : "", &len);
 	if (len > PIPE_BUF) /* the write may wait for the worker to read */
 		hand_over(&k);
 	bool sent = write_all(d->fd[TO], line, len);

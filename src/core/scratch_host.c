@@ -589,10 +589,8 @@ static void send_cell(session *s)
 	}
 	if (c->counted)
 		s->executions++;
-	json_t *msg = json_pack("{s:I, s:s}", "id", (json_int_t)s->executions, "code", c->req.code ? c->req.code : "");
 	size_t len;
-	char *line = pw_scratch_dump_line(msg, &len);
-	json_decref(msg);
+	char *line = pw_scratch_cell_line(s->executions, c->req.code ? c->req.code : "", &len);
 	outq_push(&s->w->to, line, len);
 	free(line);
 	outq_flush(&s->w->to, s->w->to_fd);

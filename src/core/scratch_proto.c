@@ -244,6 +244,24 @@ char *pw_scratch_dump_line(const json_t *j, size_t *len)
 	return line;
 }
 
+char *pw_scratch_cell_line(int64_t id, const char *code, size_t *len)
+{
+	for (const unsigned char *p = (const unsigned char *)code; *p; p++)
+		if (*p >= 0x80) { /* escaped as \uXXXX: jansson's business */
+			json_t *msg = json_pack("{s:I, s:s}", "id", (json_int_t)id, "code", code);
+			char *line = pw_scratch_dump_line(msg, len);
+			json_decref(msg);
+			return line;
+		}
+	pw_jsontext t = { 0 };
+	PW_JSONTEXT_LIT(&t, "{\"id\":");
+	pw_jsontext_int(&t, id);
+	PW_JSONTEXT_LIT(&t, ",\"code\":");
+	pw_jsontext_str(&t, code);
+	PW_JSONTEXT_LIT(&t, "}\n");
+	return pw_jsontext_take(&t, len);
+}
+
 /* ---------------------------------------------------------------- requests */
 
 json_t *pw_scratch_request_encode(const pw_scratch_request *r)

@@ -231,5 +231,9 @@ pw_err *pw_scratch_error_decode(const json_t *j);
 
 /* One line of JSON (compact, '\n'-terminated), malloc'd; *len its length. */
 char *pw_scratch_dump_line(const json_t *j, size_t *len);
+/* A cell for the worker, {"id": id, "code": code} as that line: the bytes
+ * pw_scratch_dump_line writes for it, without a jansson tree when the code
+ * is ASCII (the usual case; a tree cost more than 1+1 itself). */
+char *pw_scratch_cell_line(int64_t id, const char *code, size_t *len);
 
 #endif

@@ -206,6 +206,41 @@ static char *random_text(unsigned *seed, bool bad)
 
 /* The UTF-8 check of a cell's code takes what json_string takes, no more,
  * no less (it replaced a json_string made only to be dropped). */
+/* The cell line written directly is byte for byte jansson's line for the
+ * same cell: every ASCII byte (controls, quotes, backslashes), random
+ * ASCII code, and code that is not ASCII (jansson's path). */
+static void test_cell_line_matches_jansson(void **state)
+{
+	(void)state;
+	srand(20261205);
+	char code[300];
+	for (int round = 0; round < 3000; round++) {
+		size_t n = 0;
+		if (round < 127) { /* each ASCII byte once, between letters */
+			code[n++] = 'a';
+			code[n++] = (char)(round + 1);
+			code[n++] = 'b';
+		} else {
+			n = (size_t)(rand() % 200);
+			for (size_t i = 0; i < n; i++)
+				code[i] = (char)(1 + rand() % 127);
+		}
+		if (round % 500 == 499) /* not ASCII: é, then a 4-byte emoji */
+			n += (size_t)snprintf(code + n, sizeof code - n, "\xc3\xa9\xf0\x9f\x99\x82");
+		code[n] = '\0';
+		int64_t id = round % 7 == 0 ? (int64_t)round * 1000003 : round;
+		json_t *msg = json_pack("{s:I, s:s}", "id", (json_int_t)id, "code", code);
+		size_t want_len = 0, got_len = 0;
+		char *want = pw_scratch_dump_line(msg, &want_len);
+		char *got = pw_scratch_cell_line(id, code, &got_len);
+		json_decref(msg);
+		assert_int_equal(got_len, want_len);
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+	}
+}
+
 static void test_utf8_check_matches_jansson(void **state)
 {
 	(void)state;
@@ -432,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_result_round_trip_and_notice_order),
 		cmocka_unit_test(test_result_dump_matches_jansson),
 		cmocka_unit_test(test_utf8_check_matches_jansson),
+		cmocka_unit_test(test_cell_line_matches_jansson),
 		cmocka_unit_test(test_error_round_trip),
 		cmocka_unit_test(test_list_round_trip),
 		cmocka_unit_test(test_session_names),
