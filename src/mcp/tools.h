@@ -12,7 +12,6 @@
 #include "mcp/proto.h"
 
 #include "err.h"
-#include "scratch_proto.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -73,7 +72,7 @@ typedef struct pw_mcp_python_args {
 	bool reset;
 	/* the server's input, read by this thread until handed over (see
 	 * pw_scratch_hand_over_fn); hand_over NULL: another thread reads it */
-	pw_scratch_hand_over_fn hand_over;
+	void (*hand_over)(void *arg);
 	void *hand_over_arg;
 	int watch_fd;
 } pw_mcp_python_args;

@@ -401,19 +401,27 @@ static pw_err *check_request(const pw_ops_ctx *ctx, const pw_op_scratch_request 
 	return NULL;
 }
 
-/* The core's text with the schema member that pw_op_scratch_json_text
- * adds, to the caller's answer function. */
-static const char schema_tail[] = ",\"schema\":1}";
+/* What pyward prints of a result carries the schema member, last (see
+ * with_schema): the core's text (an object's JSON, len bytes) with it,
+ * malloc'd, *out_len its length; NULL when the text is no object. */
+static char *schema_text(const char *text, size_t len, size_t *out_len)
+{
+	static const char tail[] = ",\"schema\":1}";
+	if (!text || len < 2 || text[len - 1] != '}')
+		return NULL;
+	char *out = xmalloc(len - 1 + sizeof tail);
+	memcpy(out, text, len - 1);
+	memcpy(out + len - 1, tail, sizeof tail); /* with its NUL */
+	*out_len = len - 1 + sizeof tail - 1;
+	return out;
+}
 
 static bool answer_with_schema(void *arg, const char *text, size_t len, bool error)
 {
 	const pw_op_scratch_request *rq = arg;
-	if (len < 2 || text[len - 1] != '}')
-		return false;
-	char *full = xmalloc(len - 1 + sizeof schema_tail);
-	memcpy(full, text, len - 1);
-	memcpy(full + len - 1, schema_tail, sizeof schema_tail); /* with its NUL */
-	bool answered = rq->answer(rq->answer_arg, full, len - 1 + sizeof schema_tail - 1, error);
+	size_t n = 0;
+	char *full = schema_text(text, len, &n);
+	bool answered = full && rq->answer(rq->answer_arg, full, n, error);
 	free(full);
 	return answered;
 }
@@ -531,12 +539,12 @@ json_t *pw_op_scratch_json(const pw_op_scratch_result *r)
 
 char *pw_op_scratch_json_text(const pw_op_scratch_result *r)
 {
-	size_t len = 0;
+	size_t len = 0, n = 0;
 	char *text = pw_scratch_result_dump(r->cell, &len);
-	if (!text || len < 2 || text[len - 1] != '}')
+	char *out = schema_text(text, len, &n);
+	if (!out)
 		return text;
-	char *out = xrealloc(text, len - 1 + sizeof schema_tail);
-	memcpy(out + len - 1, schema_tail, sizeof schema_tail); /* with its NUL */
+	free(text);
 	return out;
 }
 
