@@ -545,9 +545,9 @@ static void drain(server *s, bool stop)
  * a time holds the reader. A thread is started only when a call begins
  * and none waits.
  * A python call on the fast path needs no second reader at first: the
- * thread running it watches stdin beside the worker's pipes and wakes
- * another one only when input comes meanwhile (hand_over), or before any
- * other wait. And a thread back from a call parks while another waits on
+ * thread running it watches the epoll set beside the worker's pipes and
+ * wakes another one only when input (or a signal) comes meanwhile
+ * (hand_over), or before any other wait. And a thread back from a call parks while another waits on
  * the epoll set: with two waiting, the next message could go to either,
  * and turns taken across the two CPUs cost a wake-up each (about 10 us a
  * call, bench/mcp.sh); the one back from its call usually finds the next
@@ -710,9 +710,12 @@ static void lead(loop *l, bool counted)
 	}
 }
 
+/* The epoll set itself, which is readable when any of its events is
+ * ready: stdin (armed before the call), and the signal's wake pipe and
+ * the stop, which no thread would see otherwise while the call runs. */
 static int watched_fd(const loop *l)
 {
-	return l->in_fd;
+	return l->ep;
 }
 
 /* Input came while a call watched stdin, or the call waits on something

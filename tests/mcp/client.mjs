@@ -638,7 +638,17 @@ async function rawSession() {
     else if (!bad) bad = [code, r];
   }
   is(same, cells.length, 'python answers with quotes, tabs, backslashes, output and a traceback: text and structuredContent agree', bad);
-  await t.close();
+  // SIGTERM while a leased cell runs (no second thread reads then: the
+  // call's own thread watches the input): the call is cancelled and the
+  // server ends at once, not when the 30 s cell would.
+  t.send(scanned(79, { code: 'import time; time.sleep(30); 1', venv: env.VENV }));
+  await sleep(500);
+  const termAt = Date.now();
+  t.proc.kill('SIGTERM');
+  const how = await Promise.race([t.exited, sleep(15000).then(() => 'still running')]);
+  const tookMs = Date.now() - termAt;
+  ok(how !== 'still running' && tookMs < 10000, 'SIGTERM during a leased cell: the server ends within 10 s', { how, tookMs });
+  if (how === 'still running') t.proc.kill('SIGKILL');
 }
 
 const timed = async (name, fn) => {
