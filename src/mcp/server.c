@@ -166,7 +166,7 @@ typedef struct tool_job {
 	pw_mcp_fastcall fast;  /* a python call read by the scanner (fast.store set): its arguments */
 	void *admitted;
 	pw_mcp_call *call;  /* when the reading thread runs it itself */
-	struct loop *watched; /* the reading thread's python call: it still watches stdin (see lead) */
+	struct loop *watched; /* the reading thread's python call: it watches the epoll set (see lead) */
 } tool_job;
 
 static void hand_over(void *arg);
@@ -547,11 +547,11 @@ static void drain(server *s, bool stop)
  * A python call on the fast path needs no second reader at first: the
  * thread running it watches the epoll set beside the worker's pipes and
  * wakes another one only when input (or a signal) comes meanwhile
- * (hand_over), or before any other wait. And a thread back from a call parks while another waits on
- * the epoll set: with two waiting, the next message could go to either,
- * and turns taken across the two CPUs cost a wake-up each (about 10 us a
- * call, bench/mcp.sh); the one back from its call usually finds the next
- * message already there and takes it without sleeping. */
+ * (hand_over), or before any other wait. And a thread back from a call
+ * parks while another waits on the epoll set: with two waiting, the next
+ * message could go to either, and calls taken in turn on the two CPUs
+ * cost a wake-up each (6-14 us a call in bench/mcp.sh); the one back from
+ * its call often finds the next message there and takes it unslept. */
 enum { EV_INPUT, EV_KICK, EV_WAKE, EV_STOP };
 
 typedef struct loop {
@@ -702,7 +702,7 @@ static void lead(loop *l, bool counted)
 		}
 		bool kicked = pass_reader(l, job != NULL);
 		if (job && job->fast.store && !kicked)
-			job->watched = l; /* it watches stdin itself (see loop) */
+			job->watched = l; /* it watches the epoll set itself (see loop) */
 		else if (job)
 			keep_one_waiting(l);
 		if (job)
@@ -718,8 +718,8 @@ static int watched_fd(const loop *l)
 	return l->ep;
 }
 
-/* Input came while a call watched stdin, or the call waits on something
- * else now: another thread reads. Once per call. */
+/* Input came while a call watched the epoll set, or the call waits on
+ * something else now: another thread reads. Once per call. */
 static void hand_over(void *arg)
 {
 	tool_job *job = arg;
