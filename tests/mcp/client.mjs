@@ -638,6 +638,31 @@ async function rawSession() {
     else if (!bad) bad = [code, r];
   }
   is(same, cells.length, 'python answers with quotes, tabs, backslashes, output and a traceback: text and structuredContent agree', bad);
+  // Calls sent one by one to the leased session while its first one runs
+  // (until a gate file is written): each waits its turn, they run in the
+  // order sent, and a ping sent behind them is answered before the gate
+  // opens, so every wait handed the reading over.
+  const qgate = path.join(env.WS, 'queue.gate');
+  t.send(scanned(80, { code: `import os, time\nfor _ in range(6000):\n    if os.path.exists(${JSON.stringify(qgate)}): break\n`
+    + '    time.sleep(0.01)\n0', venv: env.VENV }));
+  for (let i = 1; i < 5; i++) {
+    await sleep(50); // read one by one, mostly: the watched call hands over
+    t.send(scanned(80 + i, { code: String(i), venv: env.VENV }));
+  }
+  t.send({ jsonrpc: '2.0', id: 85, method: 'ping' });
+  const pong = await t.next((x) => x.id === 85, 10000);
+  const early = t.lines.filter((x) => x.id >= 80 && x.id <= 84).length;
+  writeFileSync(qgate, '');
+  const ran = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await t.next((x) => x.id === 80 + i);
+    ran.push([r?.result?.structuredContent?.value, r?.result?.structuredContent?.execution]);
+  }
+  const execs = ran.map((o) => o[1]);
+  ok(pong?.result && early === 0 && ran.every((o, i) => o[0] === String(i))
+    && execs.every((e, i) => i === 0 || e === execs[i - 1] + 1),
+  'calls sent one by one to a session while its first runs: a ping behind them is answered meanwhile, and they run in the order sent',
+  { pong, early, ran });
   // SIGTERM while a leased cell runs (no second thread reads then: the
   // call's own thread watches the input): the call is cancelled and the
   // server ends at once, not when the 30 s cell would.
