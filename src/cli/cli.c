@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "cli/render.h"
+#include "ops/json.h"
 
 #include "i18n.h"
 #include "paths.h"
@@ -93,14 +94,11 @@ void pw_cli_usage_error(const pw_cli *cli, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	/* The same prefixes as every other error (pw_cli_print_error). */
-	fprintf(stderr, _("%s: error: %s\n"), cli->prog, msg);
-	if (cli->command)
-		fprintf(stderr, _("%s: hint: '%s %s --help' shows its usage and options\n"), cli->prog, cli->prog,
-			cli->command);
-	else
-		fprintf(stderr, _("%s: hint: '%s --help' lists the commands and global options\n"), cli->prog,
-			cli->prog);
+	/* An error like every other (the same lines, and with --json the same object) */
+	char *hint = cli->command ? xasprintf(_("'%s %s --help' shows its usage and options"), cli->prog, cli->command)
+				  : xasprintf(_("'%s --help' lists the commands and global options"), cli->prog);
+	pw_cli_fail(cli, pw_err_new(PW_ERR_USAGE, hint, "%s", msg));
+	free(hint);
 	free(msg);
 }
 
@@ -261,11 +259,7 @@ int pw_cli_report(const pw_cli *cli, const pw_err *e)
 		return 0;
 	pw_cli_print_error(cli, e);
 	if (cli->json) {
-		json_t *j = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error",
-				      "code", pw_err_code_name(pw_err_code(e)),
-				      "message", pw_err_message(e),
-				      "hint", pw_err_hint(e),
-				      "exit_status", pw_err_exit_status(e));
+		json_t *j = pw_json_error(e);
 		if (j) {
 			json_dumpf(j, stdout, JSON_INDENT(2));
 			fputc('\n', stdout);

@@ -3,6 +3,8 @@
 
 #include "mcp/tools.h"
 
+#include "ops/json.h"
+
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -32,7 +34,8 @@ struct pw_mcp_toolbox {
 };
 
 static const char error_schema[] =
-	"{\"type\": \"object\", \"required\": [\"error\"], \"properties\": {\"error\": {\"type\": \"object\","
+	"{\"type\": \"object\", \"required\": [\"schema\", \"error\"], \"properties\": {\"schema\": {\"const\": 1},"
+	" \"error\": {\"type\": \"object\","
 	" \"required\": [\"code\", \"message\"], \"properties\": {\"code\": {\"type\": \"string\"},"
 	" \"message\": {\"type\": \"string\"}, \"hint\": {\"type\": [\"string\", \"null\"]},"
 	" \"exit_status\": {\"type\": \"integer\"}}}}}";
@@ -242,11 +245,7 @@ void pw_mcp_tool_fail(pw_mcp_tool_result *out, pw_err *e)
 	free(out->text);
 	out->text = NULL;
 	json_decref(out->structured);
-	out->structured = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error",
-				    "code", pw_err_code_name(pw_err_code(e)),
-				    "message", pw_err_message(e),
-				    "hint", pw_err_hint(e),
-				    "exit_status", pw_err_exit_status(e));
+	out->structured = pw_json_error(e); /* the CLI's --json error object */
 	out->is_error = true;
 	pw_err_free(e);
 }

@@ -21,6 +21,13 @@ json_t *pw_json_result_of(json_t *members)
 	return j;
 }
 
+json_t *pw_json_error(const pw_err *e)
+{
+	return json_pack("{s:i, s:{s:s, s:o, s:o, s:i}}", "schema", 1, "error", "code",
+			 pw_err_code_name(pw_err_code(e)), "message", pw_json_str(pw_err_message(e)), "hint",
+			 pw_json_str(pw_err_hint(e)), "exit_status", pw_err_exit_status(e));
+}
+
 /* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
 json_t *pw_json_str(const char *s)
 {

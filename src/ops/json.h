@@ -15,6 +15,7 @@
 #define PW_OPS_JSON_H
 
 #include "catalog.h"
+#include "err.h"
 #include "pip.h"
 
 #include <jansson.h>
@@ -27,6 +28,9 @@ json_t *pw_json_result(const char *key, json_t *value);
 /* The same envelope around several members: {"schema": 1, then members'
  * own, in their order}; members taken. */
 json_t *pw_json_result_of(json_t *members);
+/* An error as every front end gives it: {"schema": 1, "error": {"code",
+ * "message", "hint" (null when none), "exit_status"}}. */
+json_t *pw_json_error(const pw_err *e);
 /* A JSON string, or null for NULL; invalid UTF-8 becomes '?'. */
 json_t *pw_json_str(const char *s);
 /* One recorded attempt (history show, jobs show). */

@@ -2,7 +2,7 @@
 # The CLI skeleton: help, version, usage errors, exit codes, modes, paths.
 . "$TOP_SRCDIR/tests/lib.sh"
 make_world
-plan 31
+plan 35
 
 run --version
 is "$RC" 0 "--version exits 0"
@@ -77,5 +77,13 @@ like "$OUT" 'mode: +read-only' "global options after the command apply"
 
 run --json frobnicate
 is "$RC" 2 "usage errors keep exit 2 with --json"
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); e=d["error"]; print(list(d), d["schema"], list(e), e["code"], e["exit_status"])')" \
+	"['schema', 'error'] 1 ['code', 'message', 'hint', 'exit_status'] usage 2" \
+	"--json: a usage error is the error object too, schema first as in every document"
+like "$ERR" "^pyward: error: unknown command 'frobnicate'$" "the error line on stderr as before"
+like "$ERR" "^pyward: hint: 'pyward --help' lists the commands and global options$" "and the hint line as before"
+run --json history show 99999999
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(list(d), d["error"]["code"], d["error"]["hint"], d["error"]["exit_status"])')" \
+	"['schema', 'error'] not-found None 1" "--json: an operation's error has the same shape (hint null when none)"
 
 done_testing

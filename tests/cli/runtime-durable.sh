@@ -112,8 +112,8 @@ commit_unflushable "$BOX/catalog.sqlite3" $((n - 2)) -C "$WORLD/ws" --json runti
 is "$RC" 1 "an install whose outcome cannot be recorded exits 1"
 like "$ERR" "the runtime was installed in .*, but the catalog could not record it.*I/O error" \
 	"the error says it is installed and the catalog did not record it"
-is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), d["error"]["exit_status"])')" \
-	"['error'] 1" "--json: venv create's error shape (the error object alone)"
+is "$(printf '%s' "$OUT" | "${PYTHON3:-python3}" -c 'import json,sys; d=json.load(sys.stdin); print(list(d), d["error"]["exit_status"])')" \
+	"['schema', 'error'] 1" "--json: venv create's error shape (the schema, then the error object alone)"
 ok "the third release is current: only the outcome's commit failed" test -e "$LINKS/current/RELEASE3"
 is "$(sqlite3 "$BOX/catalog.sqlite3" "SELECT outcome IS NULL FROM operations WHERE kind = 'runtime.install' ORDER BY id DESC LIMIT 1")" \
 	1 "the catalog has no outcome for it"

@@ -196,8 +196,8 @@ commit_unflushable "$CAT" 3 -C "$WS" venv install --venv sub/fast --index "$INDE
 unrecorded venv.install "an install"
 commit_unflushable "$CAT" 3 -C "$WS" --json venv uninstall --venv sub/fast pwtest-alpha
 unrecorded venv.uninstall "an uninstall"
-is "$(printf '%s' "$OUT" | "$SYS_PY" -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), d["error"]["exit_status"], "could not record" in d["error"]["message"])')" \
-	"['error'] 1 True" "--json: the error shape of a failed create, not a result with an outcome"
+is "$(printf '%s' "$OUT" | "$SYS_PY" -c 'import json,sys; d=json.load(sys.stdin); print(list(d), d["error"]["exit_status"], "could not record" in d["error"]["message"])')" \
+	"['schema', 'error'] 1 True" "--json: the error shape of a failed create, not a result with an outcome"
 P venv install --venv sub/fast --index "$INDEX_ok_URL" 'pwtest-alpha==1.0'
 is "$RC" 0 "with the log flushed again, the install goes on as before"
 

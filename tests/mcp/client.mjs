@@ -307,7 +307,8 @@ async function venvSession() {
   ok(asCall.test(structured(js).job?.command || '') && structured(js).job.user === userInfo().username,
     'the job itself records the same request and user', structured(js).job);
   r = await call('job_status', { job_id: 999999 });
-  ok(r.isError && structured(r).error, 'job_status of an unknown job is a tool error', r);
+  ok(r.isError && structured(r).error && structured(r).schema === 1 && Object.keys(structured(r))[0] === 'schema',
+    'job_status of an unknown job is a tool error, the CLI --json error object (schema first)', r);
   r = await call('pyenv_uninstall', { packages: ['pwtest-alpha'], venv: 'env2' });
   ok(!r.isError && structured(r).outcome === 'ok', 'pyenv_uninstall: ok', r);
   r = await call('pyenv_remove', { venv: '../..' });
