@@ -125,6 +125,18 @@ static json_t *shared(const json_t *j)
 	return (json_t *)(uintptr_t)j;
 }
 
+/* A CLOCK_REALTIME time ms from now, for pthread_cond_timedwait. */
+static void deadline_in(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t *params,
 				const pw_mcp_peer *peer, pw_mcp_batch *batch, const char **why)
 {
@@ -132,19 +144,10 @@ pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t 
 	/* A call whose response went out is over for the client, which may
 	 * use its id again at once: wait the moments it takes to end. */
 	pw_mcp_call *same;
-	int64_t until = 0;
-	while ((same = find_locked(r, id)) && same->answered) {
+	int64_t until_ms = pw_clock_mono_ms() + 2000; /* not seen: ending takes microseconds */
+	while ((same = find_locked(r, id)) && same->answered && pw_clock_mono_ms() < until_ms) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		if (!until)
-			until = ts.tv_sec + 2; /* not seen: ending takes microseconds */
-		else if (ts.tv_sec >= until)
-			break;
-		ts.tv_nsec += 10 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		deadline_in(&ts, 10);
 		pthread_cond_timedwait(&r->changed, &r->lock, &ts);
 	}
 	*why = same ? "a request with this id is still running"
@@ -296,17 +299,6 @@ void pw_mcp_calls_hangup(pw_mcp_calls *r)
 	r->hung_up = true;
 	pthread_cond_broadcast(&r->changed);
 	pthread_mutex_unlock(&r->lock);
-}
-
-static void deadline_in(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
 }
 
 bool pw_mcp_calls_wait_idle(pw_mcp_calls *r, int timeout_ms)
