@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct pw_mcp_reader {
 	bool skipping;      /* inside an over-long line: bytes are dropped until '\n' */
 	size_t skipped;
 	bool eof;
+	bool nowait_unsupported; /* the fd refused RWF_NOWAIT once: never asked again */
 };
 
 pw_mcp_reader *pw_mcp_reader_new(int fd, int wake_fd, size_t max_line)
@@ -184,6 +186,32 @@ pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_
 pw_mcp_read_status pw_mcp_reader_next_ready(pw_mcp_reader *r, bool *may_read, const char **line, size_t *len)
 {
 	return next(r, may_read, line, len);
+}
+
+pw_mcp_nowait pw_mcp_reader_read_nowait(pw_mcp_reader *r)
+{
+	if (r->eof)
+		return PW_MCP_NOWAIT_READ;
+	if (r->nowait_unsupported)
+		return PW_MCP_NOWAIT_EMPTY;
+	make_room(r);
+	struct iovec v = { .iov_base = r->buf + r->end, .iov_len = CHUNK };
+	ssize_t got;
+	do
+		got = preadv2(r->fd, &v, 1, -1, RWF_NOWAIT);
+	while (got < 0 && errno == EINTR);
+	if (got < 0 && errno == EAGAIN)
+		return PW_MCP_NOWAIT_EMPTY;
+	if (got < 0 && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL || errno == ESPIPE)) {
+		r->nowait_unsupported = true; /* a terminal, an older kernel: epoll says when */
+		return PW_MCP_NOWAIT_EMPTY;
+	}
+	if (got < 0)
+		return PW_MCP_NOWAIT_ERROR;
+	if (got == 0)
+		r->eof = true;
+	r->end += (size_t)got;
+	return PW_MCP_NOWAIT_READ;
 }
 
 bool pw_mcp_reader_holds_bytes(const pw_mcp_reader *r)

@@ -35,6 +35,13 @@ pw_mcp_read_status pw_mcp_reader_next(pw_mcp_reader *r, const char **line, size_
  * when used); PW_MCP_READ_AGAIN when no complete line is left without
  * another read. The wake fd is not looked at. */
 pw_mcp_read_status pw_mcp_reader_next_ready(pw_mcp_reader *r, bool *may_read, const char **line, size_t *len);
+/* One read that does not wait (preadv2 with RWF_NOWAIT), for the thread
+ * that holds the input after a call: READ when bytes (or the end of
+ * input) came, to be taken with pw_mcp_reader_next_ready and *may_read
+ * false; EMPTY when nothing is there or the fd cannot be read so (then
+ * never tried again): wait for it. */
+typedef enum pw_mcp_nowait { PW_MCP_NOWAIT_READ, PW_MCP_NOWAIT_EMPTY, PW_MCP_NOWAIT_ERROR } pw_mcp_nowait;
+pw_mcp_nowait pw_mcp_reader_read_nowait(pw_mcp_reader *r);
 /* True while bytes that were read wait in the buffer (part of a line, or lines). */
 bool pw_mcp_reader_holds_bytes(const pw_mcp_reader *r);
 

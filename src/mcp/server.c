@@ -559,6 +559,8 @@ typedef struct loop {
 	pw_mcp_reader *rd;
 	pthread_mutex_t reading;  /* held while the reader is used (never contended: the token is the event) */
 	int ep;                   /* epoll set: stdin, the kick, the wake pipe, the stop */
+	int watch_ep;             /* stdin (level), the wake pipe, the stop: what a fast call watches */
+	bool input_held;          /* a fast call's thread keeps stdin unarmed (only that thread looks) */
 	int in_fd, kick_fd, stop_fd;
 	pthread_mutex_t lock;
 	pthread_cond_t parked_cv;
@@ -669,19 +671,40 @@ static bool wait_event(loop *l, bool counted, uint32_t *tag)
 	return true;
 }
 
+/* After a fast python call that kept the input (stdin left unarmed, no
+ * hand-over): read what came meanwhile without waiting. True when bytes
+ * (or the end) came and the reading lock is held; false when nothing
+ * did: stdin is armed again for whichever thread waits next. */
+static bool read_held(loop *l)
+{
+	pthread_mutex_lock(&l->reading);
+	pw_mcp_nowait r = pw_mcp_reader_read_nowait(l->rd);
+	if (r != PW_MCP_NOWAIT_EMPTY)
+		return true; /* an error reads as one below */
+	pass_reader(l, false);
+	return false;
+}
+
 static void lead(loop *l, bool counted)
 {
-	uint32_t tag;
-	while (wait_event(l, counted, &tag)) {
-		counted = false;
-		if (tag == EV_WAKE) {
-			stop_reading(l, PW_MCP_READ_WAKE);
-			return;
+	bool held = false;
+	for (;;) {
+		bool may_read = false;
+		if (!held || !read_held(l)) {
+			uint32_t tag;
+			if (!wait_event(l, counted, &tag))
+				return;
+			counted = false;
+			if (tag == EV_WAKE) {
+				stop_reading(l, PW_MCP_READ_WAKE);
+				return;
+			}
+			if (tag == EV_STOP)
+				continue; /* done is set: the next wait says so */
+			pthread_mutex_lock(&l->reading);
+			may_read = tag == EV_INPUT;
 		}
-		if (tag == EV_STOP)
-			continue; /* done is set: the next wait says so */
-		pthread_mutex_lock(&l->reading);
-		bool may_read = tag == EV_INPUT;
+		held = false;
 		const char *line = NULL;
 		size_t len = 0;
 		tool_job *job = NULL;
@@ -700,22 +723,31 @@ static void lead(loop *l, bool counted)
 			stop_reading(l, st);
 			return;
 		}
-		bool kicked = pass_reader(l, job != NULL);
-		if (job && job->fast.store && !kicked)
-			job->watched = l; /* it watches the epoll set itself (see loop) */
-		else if (job)
-			keep_one_waiting(l);
-		if (job)
+		if (job && job->fast.store && !pw_mcp_reader_holds_bytes(l->rd)) {
+			/* stdin stays unarmed: the call watches it (watch_ep) and arms it
+			 * at a hand-over; else the next message is read here, unwaited */
+			pthread_mutex_unlock(&l->reading);
+			l->input_held = true;
+			job->watched = l;
+		} else {
+			pass_reader(l, job != NULL);
+			if (job)
+				keep_one_waiting(l);
+		}
+		if (job) {
 			run_tool(job->call, job);
+			held = l->input_held;
+			l->input_held = false;
+		}
 	}
 }
 
-/* The epoll set itself, which is readable when any of its events is
- * ready: stdin (armed before the call), and the signal's wake pipe and
- * the stop, which no thread would see otherwise while the call runs. */
+/* A second epoll set, readable when stdin is (whether or not it is armed
+ * in the first), or the signal's wake pipe or the stop is, which no
+ * thread would see otherwise while the call runs. */
 static int watched_fd(const loop *l)
 {
-	return l->ep;
+	return l->watch_ep;
 }
 
 /* Input came while a call watched the epoll set, or the call waits on
@@ -725,8 +757,14 @@ static void hand_over(void *arg)
 	tool_job *job = arg;
 	loop *l = job->watched;
 	job->watched = NULL;
-	if (l)
-		keep_one_waiting(l);
+	if (!l)
+		return;
+	if (l->input_held) {
+		l->input_held = false;
+		pthread_mutex_lock(&l->reading);
+		pass_reader(l, false);
+	}
+	keep_one_waiting(l);
 }
 
 static void *follower_main(void *arg)
@@ -793,9 +831,19 @@ static bool open_loop(loop *l)
 		    !watch(l, EPOLL_CTL_ADD, l->in_fd, EPOLLIN | EPOLLONESHOT, EV_INPUT))
 			return false;
 	}
-	return watch(l, EPOLL_CTL_ADD, l->kick_fd, EPOLLONESHOT, EV_KICK) && /* disarmed until kicked */
-	       watch(l, EPOLL_CTL_ADD, l->stop_fd, EPOLLIN, EV_STOP) &&
-	       (wake_pipe[0] < 0 || watch(l, EPOLL_CTL_ADD, wake_pipe[0], EPOLLIN, EV_WAKE));
+	if (!watch(l, EPOLL_CTL_ADD, l->kick_fd, EPOLLONESHOT, EV_KICK) || /* disarmed until kicked */
+	    !watch(l, EPOLL_CTL_ADD, l->stop_fd, EPOLLIN, EV_STOP) ||
+	    (wake_pipe[0] >= 0 && !watch(l, EPOLL_CTL_ADD, wake_pipe[0], EPOLLIN, EV_WAKE)))
+		return false;
+	if ((l->watch_ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return false;
+	int fds[] = { l->in_fd, l->stop_fd, wake_pipe[0] };
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		if (fds[i] >= 0 && epoll_ctl(l->watch_ep, EPOLL_CTL_ADD, fds[i], &ev) != 0)
+			return false;
+	}
+	return true;
 }
 
 int pw_mcp_serve(const pw_mcp_opts *o)
