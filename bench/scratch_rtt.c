@@ -6,6 +6,7 @@
  *                                               after the first cell: the host lends the
  *                                               worker's pipes and steps out of the path)
  *   scratch_rtt floor PYTHON N                  cells through a minimal JSON-lines loop on pipes
+ *   scratch_rtt relay RELAY PYTHON N            the same loop behind bench/relay.c (one hop, no work)
  * Prints "cold_us median_us p99_us" (cold: the first cell of a fresh session
  * or process, including its start).
  */
@@ -73,9 +74,13 @@ static const char floor_loop[] =
 	"    sys.stdout.write(json.dumps({'value': repr(value)}) + '\\n')\n"
 	"    sys.stdout.flush()\n";
 
-static int bench_floor(const char *python, int n)
+/* relay NULL: the client talks to the Python loop itself; else to the
+ * relay (bench/relay.c) in front of it. */
+static int bench_floor(const char *relay, const char *python, int n)
 {
-	char *argv[] = { (char *)python, (char *)"-c", (char *)floor_loop, NULL };
+	char *direct_argv[] = { (char *)python, (char *)"-c", (char *)floor_loop, NULL };
+	char *relay_argv[] = { (char *)relay, (char *)python, (char *)"-c", (char *)floor_loop, NULL };
+	char **argv = relay ? relay_argv : direct_argv;
 	int to;
 	FILE *in;
 	long long t0 = rtt_now_ns();
@@ -108,7 +113,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "direct") == 0)
 		return bench_pyward(argv[2], argv[3], atoi(argv[4]), 1);
 	if (argc == 4 && strcmp(argv[1], "floor") == 0)
-		return bench_floor(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: scratch_rtt pyward|direct PYWARD PYTHON N | floor PYTHON N\n");
+		return bench_floor(NULL, argv[2], atoi(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "relay") == 0)
+		return bench_floor(argv[2], argv[3], atoi(argv[4]));
+	fprintf(stderr, "usage: scratch_rtt pyward|direct PYWARD PYTHON N | floor PYTHON N | relay RELAY PYTHON N\n");
 	return 2;
 }

@@ -551,7 +551,12 @@ static void drain(server *s, bool stop)
  * parks while another waits on the epoll set: with two waiting, the next
  * message could go to either, and calls taken in turn on the two CPUs
  * cost a wake-up each (6-14 us a call in bench/mcp.sh); the one back from
- * its call often finds the next message there and takes it unslept. */
+ * its call often finds the next message there and takes it unslept.
+ * Such a call leaves stdin unarmed and watches it in a second epoll set
+ * where it is level-triggered (watch_ep): nobody else can read meanwhile,
+ * a hand-over arms it, and without one the thread reads the next request
+ * without waiting (RWF_NOWAIT) once it has answered, arming stdin and
+ * waiting only when nothing is there: two system calls fewer a call. */
 enum { EV_INPUT, EV_KICK, EV_WAKE, EV_STOP };
 
 typedef struct loop {
