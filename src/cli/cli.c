@@ -7,6 +7,7 @@
 
 #include "i18n.h"
 #include "paths.h"
+#include "visible.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -245,12 +246,29 @@ pw_err *pw_cli_prepare(pw_cli *cli)
 	return pw_ops_ctx_prepare(&cli->ctx);
 }
 
+/* An error's message or hint: its first line after the label, further lines (pip's last output in a failure) indented below
+ * it, blank ones left out. Shown safe: messages name paths and carry
+ * children's words, so every control but the newline is escaped. */
+static void print_message(const char *prog, bool hint, const char *text)
+{
+	char *safe = pw_visible_lines(text), *save = NULL;
+	const char *line = strtok_r(safe, "\n", &save);
+	if (!line)
+		line = "";
+	if (hint)
+		fprintf(stderr, _("%s: hint: %s\n"), prog, line);
+	else
+		fprintf(stderr, _("%s: error: %s\n"), prog, line);
+	while ((line = strtok_r(NULL, "\n", &save)))
+		fprintf(stderr, "  %s\n", line);
+	free(safe);
+}
+
 void pw_cli_print_error(const pw_cli *cli, const pw_err *e)
 {
-	/* messages name paths and carry children's words: shown safe */
-	fprintf(stderr, _("%s: error: %s\n"), cli->prog, pw_render_safe(pw_err_message(e)));
+	print_message(cli->prog, false, pw_err_message(e));
 	if (pw_err_hint(e))
-		fprintf(stderr, _("%s: hint: %s\n"), cli->prog, pw_render_safe(pw_err_hint(e)));
+		print_message(cli->prog, true, pw_err_hint(e));
 }
 
 int pw_cli_report(const pw_cli *cli, const pw_err *e)

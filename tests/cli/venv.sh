@@ -8,7 +8,7 @@ start_index empty empty
 DEAD=$(closed_port)
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
-plan 71
+plan 74
 
 # ---- discover and create
 P venv discover --json
@@ -77,6 +77,12 @@ like "$ERR" "no local proxy answers on 127.0.0.1 port $PYWARD_PROXY_PORTS \\(a p
 clean
 P venv install --index "http://127.0.0.1:$DEAD/simple/" pwtest-alpha
 like "$ERR" "the only index failed for network reasons \\(1 attempt\\)" "one index: said in the singular"
+# pip's last output in the message: lines on their own, indented under the
+# error (before: one line with literal \n escapes)
+unlike "$ERR" 'attempt\)\\n' "the error's further lines are not printed as backslash-n escapes"
+like "$ERR" '^  last output:$' "pip's last output follows on lines of its own, indented"
+is "$(printf '%s\n' "$ERR" | grep -cv '^pyward: \|^  \|^attempt [0-9]')" "0" \
+	"no line of pip's output starts at the margin, where it could pass for pyward's own"
 clean
 P venv install --index "http://alice:s3cret@127.0.0.1:$DEAD/simple/" pwtest-alpha --json
 is "$(J 'd["attempts"][0]["index"]')" "http://***@127.0.0.1:$DEAD/simple/" "an index's password is not shown in the attempt"
