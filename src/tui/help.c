@@ -66,17 +66,46 @@ static help_line *collect(const pw_pane_ops *current, size_t *count)
  * Python pane's Enter) takes five, and a cut one would read as whole. */
 #define DESC_ROWS 8
 
-static int line_rows(const help_line *l, int width)
+/* The columns: keys from column 3, as wide as the widest key (at most a
+ * third of the screen: a longer one wraps), descriptions two blanks after
+ * it up to one short of the right border, as every other line keeps a
+ * blank beside the border. */
+typedef struct columns {
+	int key_w, desc_x, desc_w;
+} columns;
+
+static columns measure(const help_line *lines, size_t count, int w)
 {
-	return l->keys ? pw_draw_wrapped(NULL, 0, 0, width, DESC_ROWS, 2, l->what) : 1;
+	columns c = { 0, 0, 0 };
+	for (size_t i = 0; i < count; i++)
+		if (lines[i].keys) {
+			int kw = pw_draw_width(lines[i].keys);
+			if (kw > c.key_w)
+				c.key_w = kw;
+		}
+	int cap = (w - 8) / 3;
+	if (c.key_w > cap)
+		c.key_w = cap;
+	c.desc_x = 3 + c.key_w + 2;
+	c.desc_w = w - c.desc_x - 2;
+	return c;
+}
+
+static int line_rows(const help_line *l, const columns *c)
+{
+	if (!l->keys)
+		return 1;
+	int keys = pw_draw_wrapped(NULL, 0, 0, c->key_w, DESC_ROWS, 0, l->keys);
+	int what = pw_draw_wrapped(NULL, 0, 0, c->desc_w, DESC_ROWS, 2, l->what);
+	return keys > what ? keys : what;
 }
 
 /* The first line from which the rest fits: scrolling further shows nothing new. */
-static int last_start(const help_line *lines, size_t count, int rows, int width)
+static int last_start(const help_line *lines, size_t count, int rows, const columns *c)
 {
 	int used = 0;
 	for (size_t i = count; i > 0; i--) {
-		used += line_rows(&lines[i - 1], width);
+		used += line_rows(&lines[i - 1], c);
 		if (used > rows)
 			return (int)i;
 	}
@@ -85,12 +114,11 @@ static int last_start(const help_line *lines, size_t count, int rows, int width)
 
 int pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
 {
-	/* descriptions from column 26 to one short of the right border, as
-	 * every other line keeps a blank beside the border */
-	int h = LINES - 2, w = COLS, y = 1, x = 0, desc_w = w - 28;
+	int h = LINES - 2, w = COLS, y = 1, x = 0;
 	size_t count = 0;
 	help_line *lines = collect(current, &count);
-	int rows = h - 3, max_scroll = last_start(lines, count, rows, desc_w);
+	columns c = measure(lines, count, w);
+	int rows = h - 3, max_scroll = last_start(lines, count, rows, &c);
 	if (*scroll > max_scroll)
 		*scroll = max_scroll;
 	pw_draw_set(win, PW_C_NORMAL);
@@ -101,7 +129,7 @@ int pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
 	pw_draw_textf(win, y, x + 2, w - 4, _(" Keys (pyward %s) "), PACKAGE_VERSION);
 	int row = 0;
 	size_t i = (size_t)*scroll;
-	for (; i < count && row + line_rows(&lines[i], desc_w) <= rows; i++) {
+	for (; i < count && row + line_rows(&lines[i], &c) <= rows; i++) {
 		const help_line *l = &lines[i];
 		if (!l->keys) {
 			pw_draw_set(win, PW_C_TITLE);
@@ -110,9 +138,10 @@ int pw_help_draw(WINDOW *win, int *scroll, const pw_pane_ops *current)
 			continue;
 		}
 		pw_draw_set(win, PW_C_LABEL);
-		pw_draw_text(win, y + 1 + row, x + 3, 22, l->keys);
+		pw_draw_wrapped(win, y + 1 + row, x + 3, c.key_w, DESC_ROWS, 0, l->keys);
 		pw_draw_set(win, PW_C_NORMAL);
-		row += pw_draw_wrapped(win, y + 1 + row, x + 26, desc_w, DESC_ROWS, 2, l->what);
+		pw_draw_wrapped(win, y + 1 + row, x + c.desc_x, c.desc_w, DESC_ROWS, 2, l->what);
+		row += line_rows(l, &c);
 	}
 	pw_draw_set(win, PW_C_DIM);
 	pw_draw_textf(win, y + h - 2, x + 2, w - 4, _("lines %d-%zu of %zu   Up/Down/PgUp/PgDn scroll, Esc closes"),

@@ -4,7 +4,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 tui_world
 trap 'T kill-server 2>/dev/null; [ -z "${locker:-}" ] || kill "$locker" 2>/dev/null; rm -rf "$WORLD"' EXIT
-plan 46
+plan 47
 
 WAIT_SECONDS=20
 
@@ -42,6 +42,8 @@ T send-keys -t main NPage
 ok "the help scrolls to the other panes' keys" wait_for "install the managed runtime"
 T send-keys -t main NPage NPage NPage NPage
 ok "and to the end of the list" wait_re "lines [0-9]+-([0-9]+) of \1 "
+like "$SCREEN" "Up, Down, Ctrl-P, Ctrl-N  earlier / later inputs" \
+	"the key column is as wide as the widest key, two blanks before each description"
 T send-keys -t main Escape
 ok "Esc closes the help" wait_for "No operations recorded"
 

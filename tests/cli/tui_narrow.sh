@@ -18,7 +18,7 @@ P venv create --seed none --python "$SYS_PY" sub/project-with-a-long-name-enviro
 [ "$RC" = 0 ] || skip_all "could not create a test environment: $ERR"
 P venv create --seed none --python "$SYS_PY" broken
 rm -f "$WS/broken/bin/python"*
-plan 19
+plan 21
 
 WAIT_SECONDS=20
 keys() { T send-keys -t "$S" "$@"; }
@@ -64,6 +64,8 @@ done
 unlike "$(printf '%s\n' "$help" | grep -v '═')" "[^ ]║\$" "the help overlay keeps a blank beside its right border"
 like "$(printf '%s\n' "$help" | tr -d '║' | tr -s ' \n' '  ')" "as the Python prompt does \(a blank line ends the block\)" \
 	"the help shows its longest description whole"
+like "$help" "Ctrl-N" "and every key whole: a key wider than its column wraps (Up, Down, Ctrl-P, Ctrl-N)"
+like "$help" "^║  PgUp, PgDn, +move by pages" "the wrapped key starts beside its description"
 T kill-session -t narrow
 
 # ---- a value longer than its two rows (a deep box root) ends in a mark
