@@ -106,6 +106,9 @@ void pw_op_runtime_install_consent(const pw_runtime_request *rq, const pw_runtim
 {
 	pw_runtime_plan_describe(rq, plan, lines);
 	size_t n = PW_RUNTIME_PLAN_LINES;
+	char *now = pw_runtime_plan_now(plan);
+	if (now)
+		lines[n++] = now;
 	if (plan->baseline) {
 		lines[n++] = xasprintf(_("then:   the baseline %s"), plan->baseline_names);
 		lines[n++] = xasprintf(_("        binary wheels from the package index, through the attempt chain (%s)"),

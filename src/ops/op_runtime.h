@@ -61,7 +61,7 @@ typedef struct pw_op_runtime_install_result {
 	pw_pip_result pip;     /* the baseline's attempts */
 	pw_runtime_changes changes;
 } pw_op_runtime_install_result;
-#define PW_OP_INSTALL_CONSENT_LINES (PW_RUNTIME_PLAN_LINES + 2)
+#define PW_OP_INSTALL_CONSENT_LINES (PW_RUNTIME_PLAN_LINES + 3)
 /* The consent statement for a plan: the archive's lines, then the
  * baseline's when it has one (lines owned by *lines: free each). */
 void pw_op_runtime_install_consent(const pw_runtime_request *rq, const pw_runtime_plan *plan,

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size)
 {
@@ -69,6 +70,15 @@ pw_err *pw_runtime_plan_make(const pw_ops_ctx *ctx, const pw_runtime_request *rq
 	p->url = pw_pins_url(p->pin, mirror_of(ctx, rq));
 	p->size = p->pin->size;
 	p->dest = xasprintf("%s/runtime/python/current", ctx->box_root);
+	/* what the install would replace, for the consent (install itself
+	 * decides again under its lock) */
+	pw_runtime_info now = { 0 };
+	pw_err_free(pw_runtime_status(ctx->box_root, &now));
+	if (now.state == PW_RUNTIME_INSTALLED && now.sha256 && strcmp(now.sha256, p->pin->sha256) == 0)
+		p->same_is_current = true;
+	else if (now.state == PW_RUNTIME_INSTALLED && now.version)
+		p->current_version = xstrdup(now.version);
+	pw_runtime_info_clear(&now);
 	if (rq->archive)
 		return archive_size(rq->archive, &p->size);
 	if (p->size < 0 && probe_size) {
@@ -87,8 +97,10 @@ void pw_runtime_plan_clear(pw_runtime_plan *p)
 	free(p->dest);
 	free(p->baseline);
 	free(p->baseline_names);
+	free(p->current_version);
 	p->pin = NULL;
-	p->url = p->dest = p->baseline = p->baseline_names = NULL;
+	p->url = p->dest = p->baseline = p->baseline_names = p->current_version = NULL;
+	p->same_is_current = false;
 }
 
 char *pw_runtime_plan_target(const pw_runtime_plan *p)
@@ -118,6 +130,20 @@ void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_pla
 	lines[3] = xasprintf(_("sha256: %s"), p->pin->sha256);
 	lines[4] = xasprintf(_("pinned: in %s%s"), pw_pins_source(p->pins), rq->pins_file ? _(" (operator-supplied)") : "");
 	lines[5] = xasprintf(_("into:   %s"), p->dest);
+}
+
+char *pw_runtime_plan_now(const pw_runtime_plan *p)
+{
+	if (p->same_is_current)
+		return p->baseline ? xstrdup(_("now:    this release is installed and current: nothing is downloaded, "
+					       "the baseline is installed again"))
+				   : xstrdup(_("now:    this release is installed and current: nothing is downloaded or "
+					       "changed"));
+	if (p->current_version)
+		return xasprintf(_("now:    CPython %s is current; it is kept as the previous runtime "
+				   "('pyward runtime rollback' returns to it)"),
+				 p->current_version);
+	return NULL;
 }
 
 pw_err *pw_runtime_plan_install(const pw_ops_ctx *ctx, const pw_runtime_request *rq, const pw_runtime_plan *p,

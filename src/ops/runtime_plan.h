@@ -44,6 +44,8 @@ typedef struct pw_runtime_plan {
 	char *dest;
 	char *baseline;        /* the requirements file of the install's baseline step; NULL: none */
 	char *baseline_names;  /* what it lists, for the consent */
+	bool same_is_current;  /* this pin's release is installed and current: nothing to download */
+	char *current_version; /* another installed runtime, which becomes the previous one; NULL: none */
 } pw_runtime_plan;
 
 #define PW_RUNTIME_PLAN_LINES 6
@@ -60,6 +62,9 @@ char *pw_runtime_plan_target(const pw_runtime_plan *plan);
  * lines; free each). */
 void pw_runtime_plan_describe(const pw_runtime_request *rq, const pw_runtime_plan *plan,
 			      char *lines[PW_RUNTIME_PLAN_LINES]);
+/* What is installed now, for the consent ("now: ..."): an xasprintf'd
+ * line, or NULL when no runtime is installed. */
+char *pw_runtime_plan_now(const pw_runtime_plan *plan);
 /* Size for people: "12.3 MB", or "unknown size". */
 void pw_runtime_plan_mb(int64_t bytes, char *buf, size_t size);
 /* pw_runtime_install with the plan, inside the caller's operation op. */

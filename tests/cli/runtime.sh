@@ -14,7 +14,7 @@ PY="$BOX/runtime/python/current/bin/python3"
 P() { run --box-root "$BOX" -C "$WORLD/ws" "$@"; }
 PY3=${PYTHON3:-python3}
 write_pins "$WORLD/pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
-plan 100
+plan 103
 
 # ---- before anything is installed
 P runtime status
@@ -39,6 +39,7 @@ is "$RC" 0 "--dry-run exits 0"
 like "$OUT" "sha256: $SHA" "--dry-run shows the pinned hash"
 like "$OUT" "from: +$URL" "--dry-run shows where from"
 ok "--dry-run downloads nothing" test ! -e "$BOX/cache/downloads/$SHA.tar.gz"
+unlike "$OUT" "now:" "with nothing installed the plan says nothing of what is there now"
 
 P --mode read-only runtime install --pins "$WORLD/pins.tsv" --yes
 is "$RC" 3 "read-only mode refuses an install"
@@ -98,6 +99,9 @@ is "$st" "installed $VER True True" "status --json reports the install, its hash
 P runtime install --pins "$WORLD/pins.tsv" --cacert "$CA_PEM" --yes
 is "$RC" 0 "a second install exits 0"
 like "$OUT" "already installed" "a second install is idempotent"
+P runtime install --pins "$WORLD/pins.tsv" --dry-run
+like "$OUT" "now: +this release is installed and current: nothing is downloaded or changed" \
+	"the consent of a second install says the release is already there"
 
 P history --kind runtime.install --json
 hist=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(o["outcome"] for o in json.load(sys.stdin)["operations"]))')
@@ -148,6 +152,9 @@ mkdir -p "$WORLD/srv/rel/2"
 	tar -czf "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" -C re python)
 SHA2=$(sha256sum "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" | cut -d' ' -f1)
 write_pins "$WORLD/pins2.tsv" "$VER" 2 "https://localhost:$HTTPSD_PORT/rel/2/cpython-fixture-install_only.tar.gz" "$SHA2"
+P runtime install --pins "$WORLD/pins2.tsv" --archive "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" --dry-run
+like "$OUT" "now: +CPython $VER is current; it is kept as the previous runtime \\('pyward runtime rollback' returns to it\\)" \
+	"the consent of another release names the one it replaces and how to return to it"
 P runtime install --pins "$WORLD/pins2.tsv" --archive "$WORLD/srv/rel/2/cpython-fixture-install_only.tar.gz" --yes
 is "$RC" 0 "--archive installs from a local file"
 ok "the new release is current" test -e "$BOX/runtime/python/current/RELEASE2"

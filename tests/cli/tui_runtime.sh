@@ -17,7 +17,7 @@ PART="$BOX/cache/downloads/$SHA.tar.gz.part"
 mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$SLOW" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
-plan 65
+plan 67
 
 WAIT_SECONDS=20
 # wait_gone TEXT [SECONDS]: poll until TEXT is no longer on the screen.
@@ -168,6 +168,17 @@ keys i
 ok "read-only mode refuses the install" wait_for "Refused: installing the runtime is a change, and the mode is read-only"
 keys 5
 ok "History works in read-only mode" wait_for "runtime.install"
+keys q
+
+# ---- with the runtime installed, the consent says so
+start again
+wait_for "Runtime:    installed" >/dev/null
+keys 2 i
+ok "i with the runtime installed asks again" wait_for "[ Cancel ]" 10
+like "$(printf '%s\n' "$SCREEN" | tr -d '║' | tr -s ' \n' '  ')" "now: this release is installed and current: nothing is downloaded" \
+	"and says the release is already installed and current"
+keys Escape
+wait_for "consent was not given" 10 >/dev/null
 keys q
 
 # ---- NO_COLOR and an ASCII locale
