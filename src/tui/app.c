@@ -158,7 +158,7 @@ static bool too_small(void)
 static void draw_too_small(void)
 {
 	pw_draw_set(stdscr, PW_C_NORMAL);
-	mvprintw(0, 0, _("terminal too small (need %dx%d)"), MIN_COLS, MIN_LINES);
+	mvprintw(0, 0, _("terminal %dx%d is too small (need %dx%d)"), COLS, LINES, MIN_COLS, MIN_LINES);
 	mvprintw(1, 0, "%s", _("q quits"));
 }
 

@@ -19,7 +19,7 @@ like "$SCREEN" "Runtime: +not provisioned" "the runtime's state is shown honestl
 like "$(printf '%s\n' "$SCREEN" | sed -n 23p)" "^╚═+╝$" "the frame ends above the hint line"
 
 T resize-window -t main -x 50 -y 12
-ok "a small terminal gets a clear notice" wait_for "terminal too small (need 60x15)"
+ok "a small terminal gets a clear notice" wait_for "terminal 50x12 is too small (need 60x15)"
 T resize-window -t main -x 80 -y 24
 ok "the screen recovers after resize" wait_for "Box root:"
 

@@ -144,7 +144,7 @@ ok "an empty filter shows all again" wait_for "5 shown"
 
 # ---- resize and back
 T resize-window -t "$S" -x 50 -y 12
-ok "a small terminal gets the notice" wait_for "terminal too small (need 60x15)" 10
+ok "a small terminal gets the notice" wait_for "terminal 50x12 is too small (need 60x15)" 10
 T resize-window -t "$S" -x 80 -y 24
 ok "the screen comes back" wait_for "5 History" 10
 

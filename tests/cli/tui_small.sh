@@ -83,4 +83,4 @@ start third
 
 # ---- below 60x15 the notice
 T resize-window -t "$S" -x 50 -y 12
-ok "below 60x15 a clear notice" wait_for "terminal too small (need 60x15)"
+ok "below 60x15 a clear notice" wait_for "terminal 50x12 is too small (need 60x15)"
