@@ -407,13 +407,18 @@ static void act(envs_pane *p, int ch)
 	}
 	clear_inputs(p);
 	p->in_path = xstrdup(v->path);
+	/* the prompt names the environment: the selection is out of sight
+	 * behind the dialog */
 	if (k == 0) {
-		pw_dialog_input(p->app, _("Install"),
-				_("Packages to install (specs separated by spaces; -r FILE, -e PATH, -U to upgrade):"), "",
-				on_specs, p);
+		char *q = xasprintf(_("Packages to install into %s (specs separated by spaces; -r FILE, -e PATH, -U to "
+				      "upgrade):"),
+				    shown(p, v->path));
+		pw_dialog_input(p->app, _("Install"), q, "", on_specs, p);
+		free(q);
 	} else if (k == 1) {
-		pw_dialog_input(p->app, _("Uninstall"), _("Packages to uninstall (names separated by spaces):"), "",
-				on_uninstall, p);
+		char *q = xasprintf(_("Packages to uninstall from %s (names separated by spaces):"), shown(p, v->path));
+		pw_dialog_input(p->app, _("Uninstall"), q, "", on_uninstall, p);
+		free(q);
 	} else {
 		char *q = xasprintf(_("Remove the environment %s and everything in it?"), v->path);
 		pw_dialog_confirm(p->app, _("Remove"), q, _("Remove"), on_remove, p);

@@ -13,7 +13,7 @@ start_index ok ok || skip_all "could not start the index server"
 WS="$WORLD/ws"
 DEAD=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-plan 43
+plan 45
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -48,6 +48,7 @@ ok "it is a real environment" "$WS/.venv/bin/python" -m pip --version
 # ---- install from the loopback index
 keys i
 ok "i asks for packages" wait_for "Packages to install"
+like "$SCREEN" "Packages to install into \.venv " "and names the environment they go into"
 type_text 'pwtest-alpha==1.0'
 keys Enter
 wait_for "Index URL" 10
@@ -57,6 +58,10 @@ wait_for "Proxy URL" 10
 keys Enter
 ok "the install succeeds" wait_for "Install done in $WS/.venv after 1 attempt" 180
 is "$("$WS/.venv/bin/python" -c 'import pwtest_alpha; print(pwtest_alpha.VERSION)' 2>&1)" "1.0" "the package is importable in the venv"
+keys u
+ok "u asks which packages to uninstall, naming the environment" wait_for "Packages to uninstall from .venv " 10
+keys Escape
+wait_for "Install done" 10 >/dev/null
 
 # ---- an option smuggled in as a spec is refused before anything runs
 keys i
