@@ -35,20 +35,54 @@
 #include <time.h>
 
 #define PAGE 200
-/* List columns: started (UTC; the year instead of the time when it is not
- * this year's), user, kind, outcome, target. A pane narrower than WIDE_W
- * columns (a terminal under 80) gives the user column's room to the target
- * (a target of 8 columns told nothing). */
+/* List columns: the operation's id (what 'pyward history show ID' and
+ * 'undo ID' take), started (UTC; the year instead of the time when it is
+ * not this year's), user, kind, outcome, target. The id, kind and outcome
+ * columns are as wide as what the list holds (and their headings), so the
+ * target, whose end tells environments apart, gets the rest. A pane
+ * narrower than WIDE_W columns (a terminal under 80) gives the user
+ * column's room to the target too. */
 typedef struct columns {
-	int user, kind, outcome, target; /* where each starts; user -1: not shown */
+	int id_w, kind_w, outcome_w;
+	int started, user, kind, outcome, target; /* where each starts; user -1: not shown */
 } columns;
 #define WIDE_W 76
 
-static columns columns_for(int width)
+static int digits(int64_t v)
 {
-	if (width >= WIDE_W)
-		return (columns){ .user = 12, .kind = 21, .outcome = 38, .target = 50 };
-	return (columns){ .user = -1, .kind = 12, .outcome = 29, .target = 41 };
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int at_least(int w, const char *text)
+{
+	int tw = pw_draw_width(text);
+	return tw > w ? tw : w;
+}
+
+static columns columns_for(int width, const pw_op_rec *rows, size_t count)
+{
+	columns c = { .id_w = at_least(0, _("ID")), .kind_w = at_least(0, _("KIND")),
+		      .outcome_w = at_least(0, _("OUTCOME")) };
+	for (size_t i = 0; i < count; i++) {
+		int d = digits(rows[i].id > 0 ? rows[i].id : 0);
+		if (d > c.id_w)
+			c.id_w = d;
+		c.kind_w = at_least(c.kind_w, rows[i].kind);
+		c.outcome_w = at_least(c.outcome_w, rows[i].outcome);
+	}
+	if (c.kind_w > 16)
+		c.kind_w = 16;
+	c.started = c.id_w + 1;
+	c.user = width >= WIDE_W ? c.started + 12 : -1;
+	c.kind = c.user >= 0 ? c.user + 9 : c.started + 12;
+	c.outcome = c.kind + c.kind_w + 1;
+	c.target = c.outcome + c.outcome_w + 1;
+	return c;
 }
 
 typedef struct history_pane {
@@ -397,7 +431,7 @@ static const char *this_year(void)
 	return year;
 }
 
-static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool selected)
+static void draw_row(WINDOW *win, pw_rect r, const columns *cp, int y, const pw_op_rec *op, bool selected)
 {
 	static const struct { const char *outcome; pw_color color; } colors[] = {
 		{ PW_OUTCOME_OK, PW_C_OK }, { PW_OUTCOME_FAILED, PW_C_ERROR }, { PW_OUTCOME_TIMED_OUT, PW_C_ERROR },
@@ -415,11 +449,12 @@ static void draw_row(WINDOW *win, pw_rect r, int y, const pw_op_rec *op, bool se
 		snprintf(shortwhen, sizeof shortwhen, "%.11s", when + 5);
 	else
 		snprintf(shortwhen, sizeof shortwhen, "%.10s", when);
-	columns c = columns_for(r.w);
-	pw_draw_cell(win, y, r.x, 11, shortwhen);
+	const columns c = *cp;
+	pw_draw_textf(win, y, r.x, c.id_w, "%*lld", c.id_w, (long long)op->id);
+	pw_draw_cell(win, y, r.x + c.started, 11, shortwhen);
 	if (c.user >= 0)
 		pw_draw_cell(win, y, r.x + c.user, 8, op->user);
-	pw_draw_cell(win, y, r.x + c.kind, 16, op->kind);
+	pw_draw_cell(win, y, r.x + c.kind, c.kind_w, op->kind);
 	if (!selected)
 		for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
 			if (strcmp(op->outcome, colors[i].outcome) == 0)
@@ -449,12 +484,13 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 		draw_detail(p, win, r);
 		return;
 	}
-	columns c = columns_for(r.w);
+	columns c = columns_for(r.w, p->rows, p->count);
 	pw_draw_set(win, PW_C_LABEL);
-	pw_draw_text(win, r.y, r.x, 11, _("STARTED"));
+	pw_draw_textf(win, r.y, r.x, c.id_w, "%*s", c.id_w, _("ID"));
+	pw_draw_text(win, r.y, r.x + c.started, 11, _("STARTED"));
 	if (c.user >= 0)
 		pw_draw_text(win, r.y, r.x + c.user, 8, _("USER"));
-	pw_draw_text(win, r.y, r.x + c.kind, 16, _("KIND"));
+	pw_draw_text(win, r.y, r.x + c.kind, c.kind_w, _("KIND"));
 	pw_draw_text(win, r.y, r.x + c.outcome, c.target - c.outcome - 1, _("OUTCOME"));
 	pw_draw_text(win, r.y, r.x + c.target, r.w - c.target, _("TARGET"));
 	pw_draw_set(win, PW_C_NORMAL);
@@ -478,7 +514,7 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 	if (p->selected >= p->top + (size_t)p->list_rows)
 		p->top = p->selected - (size_t)p->list_rows + 1;
 	for (int i = 0; i < p->list_rows && p->top + (size_t)i < p->count; i++)
-		draw_row(win, r, r.y + 1 + i, &p->rows[p->top + (size_t)i], p->top + (size_t)i == p->selected);
+		draw_row(win, r, &c, r.y + 1 + i, &p->rows[p->top + (size_t)i], p->top + (size_t)i == p->selected);
 	draw_footer(p, win, r);
 }
 

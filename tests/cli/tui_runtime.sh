@@ -17,7 +17,7 @@ PART="$BOX/cache/downloads/$SHA.tar.gz.part"
 mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$SLOW" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
-plan 67
+plan 69
 
 WAIT_SECONDS=20
 # wait_gone TEXT [SECONDS]: poll until TEXT is no longer on the screen.
@@ -123,6 +123,11 @@ ok "the last verify is shown from the catalog" wait_for "last run ok" 10
 # ---- History pane
 keys 5
 ok "the History pane lists the operations" wait_for "runtime.verify"
+vid=$(PYWARD_DATADIR="$WORLD/data" "$PYWARD" --box-root "$BOX" -C "$WORLD/ws" history --kind runtime.verify --json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["operations"][0]["id"])')
+like "$SCREEN" "ID +STARTED +USER +KIND" "the list starts with the operation's id"
+like "$SCREEN" "║ +$vid [0-9]{2}-[0-9]{2} [0-9:]{5} +[a-z]+ +runtime\.verify" \
+	"the verify's row shows the id that 'pyward history show' takes"
 like "$SCREEN" "runtime.install +ok" "the finished install"
 like "$SCREEN" "runtime.install +cancelled" "the cancelled install"
 like "$SCREEN" "runtime.install +refused" "the declined install"
