@@ -203,39 +203,55 @@ static void draw_title(void)
 }
 
 /* Draws the key hints of a pane ("k what  k what", items two blanks apart)
- * from x, whole items only: a cut item ("d re") would name a wrong key. */
+ * from x, whole items only: a cut item ("d re") would name a wrong key.
+ * When not all fit, the last place shows a mark ("…", "~" in ASCII): the
+ * help (?) lists the rest. */
 static void draw_hint_items(int y, int x, int width, const char *hint)
 {
+	const char *mark = pw_draw_unicode() ? "…" : "~";
+	bool all_fit = pw_draw_width(hint) <= width;
+	int room = all_fit ? width : width - 3; /* "  …" */
 	const char *s = hint;
 	int used = 0;
+	bool cut = false;
 	while (*s) {
 		const char *end = strstr(s, "  ");
 		size_t n = end ? (size_t)(end - s) : strlen(s);
 		char *item = xstrndup(s, n);
 		int w = pw_draw_width(item) + (used ? 2 : 0);
-		if (used + w <= width)
-			used += pw_draw_textf(stdscr, y, x + used, width - used, "%s%s", used ? "  " : "", item);
+		if (used + w <= room)
+			used += pw_draw_textf(stdscr, y, x + used, room - used, "%s%s", used ? "  " : "", item);
+		else
+			cut = true;
 		free(item);
-		if (used + w > width)
+		if (cut)
 			break;
 		s += n;
 		while (*s == ' ')
 			s++;
 	}
+	if (cut && room >= 0)
+		pw_draw_textf(stdscr, y, x + used, width - used, "%s%s", used ? "  " : "", mark);
 }
 
 /* The global keys are drawn right-aligned and never cut; the pane's own
- * hint gets what is left (translations are longer than the English). */
+ * hint gets what is left (translations are longer than the English). An
+ * open dialog takes every key: the line shows its keys alone. */
 static void draw_hints(const pw_app *app)
 {
 	const pw_pane_ops *p = pw_panes[app->current];
+	pw_draw_set(stdscr, PW_C_HINT);
+	pw_draw_cell(stdscr, LINES - 1, 0, COLS, "");
+	if (app->dialog) {
+		draw_hint_items(LINES - 1, 1, COLS - 2, _(pw_dialog_hint(app->dialog)));
+		pw_draw_set(stdscr, PW_C_NORMAL);
+		return;
+	}
 	char *globals = p->wants_text ? xasprintf("%s ", _("F1 help  F10 quit"))
 				      : xasprintf("%s%s ", p->filter ? _("/ filter  ") : "", _("? help  q quit"));
 	int gw = pw_draw_width(globals);
 	if (gw > COLS - 1)
 		gw = COLS - 1;
-	pw_draw_set(stdscr, PW_C_HINT);
-	pw_draw_cell(stdscr, LINES - 1, 0, COLS, "");
 	if (p->hint && COLS - gw - 3 > 0)
 		draw_hint_items(LINES - 1, 1, COLS - gw - 3, _(p->hint));
 	pw_draw_text(stdscr, LINES - 1, COLS - gw, gw, globals);

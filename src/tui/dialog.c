@@ -92,6 +92,16 @@ const char *pw_dialog_title(const pw_dialog *d)
 	return d->title;
 }
 
+const char *pw_dialog_hint(const pw_dialog *d)
+{
+	switch (d->kind) {
+	case DIALOG_CONFIRM: return N_("y yes  n no  Tab switch  Enter choose  Esc no");
+	case DIALOG_CONSENT: return N_("Tab/Left/Right switch  Enter choose  Esc decline");
+	case DIALOG_INPUT: break;
+	}
+	return N_("Enter accept  Esc cancel  Ctrl-U clear");
+}
+
 /* ---------------------------------------------------------------- drawing */
 
 /* As wide as the frame allows (a pinned SHA256 with its label fits at 80

@@ -40,5 +40,7 @@ void pw_dialog_finish(pw_dialog **d);
 void pw_dialog_free(pw_dialog **d);
 /* Title (for tests and the status line). */
 const char *pw_dialog_title(const pw_dialog *d);
+/* Its keys for the hint line (untranslated: the caller translates). */
+const char *pw_dialog_hint(const pw_dialog *d);
 
 #endif

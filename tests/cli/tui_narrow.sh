@@ -18,7 +18,7 @@ P venv create --seed none --python "$SYS_PY" sub/project-with-a-long-name-enviro
 [ "$RC" = 0 ] || skip_all "could not create a test environment: $ERR"
 P venv create --seed none --python "$SYS_PY" broken
 rm -f "$WS/broken/bin/python"*
-plan 21
+plan 24
 
 WAIT_SECONDS=20
 keys() { T send-keys -t "$S" "$@"; }
@@ -50,8 +50,13 @@ ok "a consent taller than the frame scrolls" wait_re "lines 1-[0-9]+ of [0-9]+, 
 like "$(row 2)" "^╔═ pyward" "and leaves the frame's top border alone"
 like "$(row 19)" "^╚" "and its bottom border"
 unlike "$(row 2)$(row 19)" "═╔|═╚" "no dialog corner drawn over the frame"
+like "$(row 20)" "Enter choose  Esc decline" "the hint line shows the dialog's keys while it is open"
+unlike "$(row 20)" "\\? help|q quit" "and not the pane's, which the dialog does not take"
 keys Escape
 wait_for "i install" 10
+keys 1
+wait_for "b rollback" 10
+like "$(row 20)" "b rollback  … +\\? help  q quit" "keys that do not fit end in a mark (the help lists them)"
 keys '?'
 wait_for "Keys (pyward" 10
 help=$SCREEN
