@@ -7,6 +7,8 @@
 
 #include "ops/ctx.h"
 
+#include "i18n.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +21,13 @@ void pw_api_request_ctx(pw_api_request *r, struct pw_ops_ctx *c)
 enum MHD_Result pw_api_refuse_read_only(pw_api_request *r, const char *what)
 {
 	pw_err *e = pw_ops_require_write(r->srv->ctx, what);
+	/* The policy's own hint ("run again with --mode ...") is for a command
+	 * line; an HTTP client cannot change the server's mode. */
 	enum MHD_Result res = pw_api_send_error(r->conn, MHD_HTTP_FORBIDDEN, "read-only",
-		e ? pw_err_message(e) : what, e ? pw_err_hint(e) : NULL, NULL);
+		e ? pw_err_message(e) : what,
+		_("this server runs read-only: its operator allows changes by starting 'pyward serve' with "
+		  "--mode workspace-write (or 'mode = workspace-write' in its settings)"),
+		NULL);
 	pw_err_free(e);
 	return res;
 }

@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 128
+plan 129
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -108,6 +108,8 @@ RO=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 is "$CODE" 403 "read-only: an install is refused with 403"
 like "$(J 'd["error"]["code"], d["error"]["message"]')" "read-only .*mode is read-only" "with the policy message"
+like "$(J 'd["error"]["hint"]')" "^this server runs read-only: its operator allows changes by starting 'pyward serve' with --mode workspace-write" \
+	"and a hint for an HTTP client (its operator changes the mode), not 'run again with --mode'"
 U GET /api/runtime/python
 is "$CODE" 200 "read-only: status still answers"
 # The limits: request headers past --max-header (32 KiB), connections past --max-connections.
