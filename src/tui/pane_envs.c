@@ -28,8 +28,9 @@
 #include <string.h>
 
 #define MAX_BUSY 8
-/* Columns right of the path: kind, Python, pip, state. */
-#define TAIL_W 40
+/* Columns right of the path: KIND (10) and PYTHON (8), each with its
+ * blank; then PIP and STATE (path_width). */
+#define KIND_PY_W 20
 
 /* A job of this pane that is still running, and on what. */
 typedef struct busy_job {
@@ -517,17 +518,40 @@ static int pip_width(void)
 	return w;
 }
 
+/* The STATE column's text for an environment: work running on it, a
+ * missing interpreter, or nothing. */
+static const char *state_word(const envs_pane *p, const pw_venv_info *v)
+{
+	const busy_job *b = busy_on(p, v->path);
+	return b ? busy_word(b->kind) : v->python_exists ? "" : _("no python");
+}
+
+/* Where the columns after PATH begin: KIND, PYTHON and PIP always; STATE
+ * as wide as what the rows show, and not at all while every row's is
+ * empty, so that PATH keeps that room (at 60 columns it was cut while an
+ * empty STATE column kept 11). */
+static int path_width(const envs_pane *p, int width)
+{
+	int state_w = 0;
+	for (size_t i = 0; i < p->list.count; i++) {
+		int w = pw_draw_width(state_word(p, &p->list.items[i]));
+		if (w > state_w)
+			state_w = w;
+	}
+	if (state_w > 0 && state_w < pw_draw_width(_("STATE")))
+		state_w = pw_draw_width(_("STATE"));
+	return width - (KIND_PY_W + pip_width() + (state_w ? 1 + state_w : 0));
+}
+
 static void draw_row(const envs_pane *p, WINDOW *win, int y, pw_rect r, const pw_venv_info *v, bool sel)
 {
-	int pathw = r.w - TAIL_W;
+	int pathw = path_width(p, r.w);
 	pw_draw_set(win, sel ? PW_C_SELECTED : PW_C_NORMAL);
 	pw_draw_blank(win, y, r.x, r.w);
 	pw_draw_text(win, y, r.x, 1, sel ? ">" : " ");
 	pw_draw_text_tail(win, y, r.x + 1, pathw - 2, shown(p, v->path)); /* its end tells them apart */
-	const busy_job *b = busy_on(p, v->path);
 	pw_draw_textf(win, y, r.x + pathw, r.w - pathw, "%-10.10s %-8.8s %-*s %s", v->kind,
-		      v->version ? v->version : "?", pip_width(), v->has_pip ? _("pip") : _("no pip"),
-		      b ? busy_word(b->kind) : v->python_exists ? "" : _("no python"));
+		      v->version ? v->version : "?", pip_width(), v->has_pip ? _("pip") : _("no pip"), state_word(p, v));
 	pw_draw_set(win, PW_C_NORMAL);
 }
 
@@ -596,9 +620,10 @@ static void draw(void *self, WINDOW *win, pw_rect r)
 	if (p->filter && *p->filter)
 		pw_draw_textf(win, r.y, r.x + used, r.w - used, _("  (filter: %s)"), p->filter);
 	pw_draw_set(win, PW_C_LABEL);
-	int pathw = r.w - TAIL_W;
+	int pathw = path_width(p, r.w);
+	bool states = pathw < r.w - (KIND_PY_W + pip_width());
 	pw_draw_textf(win, r.y + 1, r.x + 1, r.w - 1, "%-*s%-10s %-8s %-*s %s", pathw - 1, _("PATH"), _("KIND"),
-		      _("PYTHON"), pip_width(), _("PIP"), _("STATE"));
+		      _("PYTHON"), pip_width(), _("PIP"), states ? _("STATE") : "");
 	pw_draw_set(win, PW_C_NORMAL);
 	int rows = r.h - 6;
 	p->list_rows = rows;

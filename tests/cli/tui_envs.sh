@@ -13,7 +13,7 @@ start_index ok ok || skip_all "could not start the index server"
 WS="$WORLD/ws"
 DEAD=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-plan 45
+plan 46
 
 WAIT_SECONDS=30
 keys() { T send-keys -t "$S" "$@"; }
@@ -44,6 +44,8 @@ like "$SCREEN" "base: python3 on PATH" "the result says which base interpreter"
 ok "the new environment is listed with kind, version and pip" \
 	wait_re "[> ]\.venv +venv +[0-9]+\.[0-9]+[0-9.]* +pip" 60
 ok "it is a real environment" "$WS/.venv/bin/python" -m pip --version
+unlike "$(printf '%s\n' "$SCREEN" | grep -m1 ' PATH ')" "STATE" \
+	"with no environment busy or broken, no empty STATE column takes the path's room"
 
 # ---- install from the loopback index
 keys i
