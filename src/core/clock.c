@@ -13,6 +13,17 @@ int64_t pw_clock_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void pw_clock_realtime_in(struct timespec *ts, int64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 void pw_clock_iso_now(char *buf, size_t size)
 {
 	struct timespec ts;

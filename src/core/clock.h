@@ -4,9 +4,12 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <time.h>
 
 /* Milliseconds on CLOCK_MONOTONIC; only differences mean anything. */
 int64_t pw_clock_mono_ms(void);
+/* A CLOCK_REALTIME time ms from now, for pthread_cond_timedwait. */
+void pw_clock_realtime_in(struct timespec *ts, int64_t ms);
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" into buf (at least 32 bytes). */
 void pw_clock_iso_now(char *buf, size_t size);
 /* Unix seconds of such a text (the milliseconds dropped); -1 when it is not one. */

@@ -125,18 +125,6 @@ static json_t *shared(const json_t *j)
 	return (json_t *)(uintptr_t)j;
 }
 
-/* A CLOCK_REALTIME time ms from now, for pthread_cond_timedwait. */
-static void deadline_in(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t *params,
 				const pw_mcp_peer *peer, pw_mcp_batch *batch, const char **why)
 {
@@ -147,7 +135,7 @@ pw_mcp_call *pw_mcp_calls_begin(pw_mcp_calls *r, const json_t *id, const json_t 
 	int64_t until_ms = pw_clock_mono_ms() + 2000; /* not seen: ending takes microseconds */
 	while ((same = find_locked(r, id)) && same->answered && pw_clock_mono_ms() < until_ms) {
 		struct timespec ts;
-		deadline_in(&ts, 10);
+		pw_clock_realtime_in(&ts, 10);
 		pthread_cond_timedwait(&r->changed, &r->lock, &ts);
 	}
 	*why = same ? "a request with this id is still running"
@@ -305,7 +293,7 @@ bool pw_mcp_calls_wait_idle(pw_mcp_calls *r, int timeout_ms)
 {
 	struct timespec until;
 	if (timeout_ms >= 0)
-		deadline_in(&until, timeout_ms);
+		pw_clock_realtime_in(&until, timeout_ms);
 	pthread_mutex_lock(&r->lock);
 	int rc = 0;
 	while (r->count > 0 && rc != ETIMEDOUT)
@@ -434,7 +422,7 @@ pw_mcp_elicit_action pw_mcp_call_elicit(pw_mcp_call *c, const char *message, con
 	pthread_mutex_lock(&r->lock);
 	while (sent && !o->response && !r->hung_up && !pw_cancel_raised(c->cancel)) {
 		struct timespec ts;
-		deadline_in(&ts, 200); /* the token may be raised by a signal */
+		pw_clock_realtime_in(&ts, 200); /* the token may be raised by a signal */
 		pthread_cond_timedwait(&r->changed, &r->lock, &ts);
 	}
 	pw_mcp_elicit_action a = o->response ? action_of(o->response, content) : PW_MCP_ELICIT_FAILED;

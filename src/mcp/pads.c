@@ -3,13 +3,13 @@
 
 #include "mcp/pads.h"
 
+#include "clock.h"
 #include "xalloc.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct pad pad;
@@ -98,12 +98,7 @@ static bool wait_turn(pw_mcp_pad_ticket *t, const pw_cancel *cancel)
 	pthread_mutex_lock(&lock);
 	while (t->pad->queue != t && !pw_cancel_raised(cancel)) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		pw_clock_realtime_in(&ts, 100); /* the cancel token is looked at this often */
 		pthread_cond_timedwait(&freed, &lock, &ts);
 	}
 	bool mine = t->pad->queue == t;
