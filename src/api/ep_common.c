@@ -23,7 +23,7 @@ enum MHD_Result pw_api_refuse_read_only(pw_api_request *r, const char *what)
 	pw_err *e = pw_ops_require_write(r->srv->ctx, what);
 	/* The policy's own hint ("run again with --mode ...") is for a command
 	 * line; an HTTP client cannot change the server's mode. */
-	enum MHD_Result res = pw_api_send_error(r->conn, MHD_HTTP_FORBIDDEN, "read-only",
+	enum MHD_Result res = pw_api_send_error(r->conn, MHD_HTTP_FORBIDDEN, "refused",
 		e ? pw_err_message(e) : what,
 		_("this server runs read-only: its operator allows changes by starting 'pyward serve' with "
 		  "--mode workspace-write (or 'mode = workspace-write' in its settings)"),

@@ -7,6 +7,7 @@
 #include "api/server.h"
 
 #include "ops/ctx.h"
+#include "ops/json.h"
 
 #include "apijobs.h"
 #include "clock.h"
@@ -165,8 +166,8 @@ static void on_progress(void *ud, const pw_progress *p)
 
 static json_t *error_json(const pw_err *e)
 {
-	return json_pack("{s:s, s:s, s:s?}", "code", pw_err_code_name(pw_err_code(e)), "message", pw_err_message(e),
-			 "hint", pw_err_hint(e));
+	return pw_json_error_member(pw_err_code_name(pw_err_code(e)), pw_err_message(e), pw_err_hint(e),
+				    pw_err_exit_status(e));
 }
 
 /* Lock held. */

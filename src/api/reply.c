@@ -3,6 +3,8 @@
 
 #include "api/reply.h"
 
+#include "ops/json.h"
+
 #include "clock.h"
 #include "xalloc.h"
 
@@ -44,7 +46,8 @@ json_t *pw_api_with_schema(json_t *body)
 	return out;
 }
 
-enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location)
+static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, json_t *body, const char *header,
+				  const char *value)
 {
 	body = pw_api_with_schema(body);
 	char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -58,36 +61,56 @@ enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json
 		return MHD_NO;
 	}
 	common_headers(r, "application/json");
-	if (location)
-		MHD_add_response_header(r, "Location", location);
+	if (header && value)
+		MHD_add_response_header(r, header, value);
 	enum MHD_Result ok = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ok;
 }
 
-/* A message as a JSON string. One built with a caller's text cut at a
- * byte count ("%.100s") may end inside a UTF-8 sequence, which jansson
- * refuses, and the whole error shape would go: the cut sequence is dropped. */
-static json_t *text_value(const char *s)
+enum MHD_Result pw_api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *location)
 {
-	size_t n = strlen(s);
-	for (int cut = 0; cut < 4 && n > 0; cut++, n--) {
-		json_t *v = json_stringn(s, n);
-		if (v)
-			return v;
+	return send_body(c, status, body, "Location", location);
+}
+
+/* What 'pyward' on a command line would exit with for the same refusal,
+ * so a script can treat the CLI's --json and the API alike. */
+static int exit_status_of(unsigned status)
+{
+	switch (status) {
+	case MHD_HTTP_BAD_REQUEST:
+	case MHD_HTTP_METHOD_NOT_ALLOWED:
+	case MHD_HTTP_CONTENT_TOO_LARGE:
+	case MHD_HTTP_UNSUPPORTED_MEDIA_TYPE: return 2;
+	case MHD_HTTP_UNAUTHORIZED:
+	case MHD_HTTP_FORBIDDEN: return 3;
+	case MHD_HTTP_GATEWAY_TIMEOUT: return 4;
+	default: return 1;
 	}
-	return json_string(n ? "(a message that is not UTF-8)" : "");
+}
+
+static json_t *error_body(unsigned status, const char *code, const char *message, const char *hint, int exit_status,
+			  json_t *data)
+{
+	if (exit_status < 0)
+		exit_status = exit_status_of(status);
+	json_t *body = json_pack("{s:i, s:o}", "schema", PW_API_SCHEMA, "error",
+				 pw_json_error_member(code, message, hint, exit_status));
+	if (data)
+		json_object_set_new(body, "data", data);
+	return body;
 }
 
 enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
 				  const char *message, const char *hint, json_t *data)
 {
-	json_t *err = json_pack("{s:s, s:o, s:s?}", "code", code, "message", text_value(message ? message : ""), "hint",
-				hint);
-	json_t *body = json_pack("{s:o}", "error", err);
-	if (data)
-		json_object_set_new(body, "data", data);
-	return pw_api_send_json(c, status, body, NULL);
+	return send_body(c, status, error_body(status, code, message, hint, -1, data), NULL, NULL);
+}
+
+enum MHD_Result pw_api_send_error_header(struct MHD_Connection *c, unsigned status, const char *code,
+					 const char *message, const char *hint, const char *header, const char *value)
+{
+	return send_body(c, status, error_body(status, code, message, hint, -1, NULL), header, value);
 }
 
 static bool send_all(int fd, const char *p, size_t n, int64_t until_ms)
@@ -126,8 +149,7 @@ static void drain(int fd, int64_t until_ms)
 bool pw_api_write_error_now(int fd, unsigned status, const char *reason, const char *code, const char *message,
 			    const char *hint, int linger_ms)
 {
-	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s?}}", "schema", PW_API_SCHEMA, "error", "code", code, "message",
-				 message, "hint", hint);
+	json_t *body = error_body(status, code, message, hint, -1, NULL);
 	char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(body);
 	if (!text)
@@ -161,6 +183,7 @@ unsigned pw_api_status_of(const pw_err *e)
 
 enum MHD_Result pw_api_send_err(struct MHD_Connection *c, const pw_err *e)
 {
-	return pw_api_send_error(c, pw_api_status_of(e), pw_err_code_name(pw_err_code(e)), pw_err_message(e),
-				 pw_err_hint(e), NULL);
+	unsigned status = pw_api_status_of(e);
+	return send_body(c, status, error_body(status, pw_err_code_name(pw_err_code(e)), pw_err_message(e),
+					       pw_err_hint(e), pw_err_exit_status(e), NULL), NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /*
  * Answers of the HTTP API: JSON bodies, the one error shape
- * {"error": {"code", "message", "hint"}} with the status that fits, and the
+ * {"schema", "error": {"code", "message", "hint", "exit_status"}, "data"?}
+ * (pw_json_error_member's, as the CLI's --json and the MCP server's) with
+ * the status that fits, and the
  * headers every answer carries (no caching, no content sniffing).
  */
 #ifndef PW_API_REPLY_H
@@ -29,6 +31,9 @@ enum MHD_Result pw_api_send_text(struct MHD_Connection *c, unsigned status, cons
  * may be NULL) goes beside "error" as "data". */
 enum MHD_Result pw_api_send_error(struct MHD_Connection *c, unsigned status, const char *code,
 				  const char *message, const char *hint, json_t *data);
+/* The same with one more header (WWW-Authenticate, Allow). */
+enum MHD_Result pw_api_send_error_header(struct MHD_Connection *c, unsigned status, const char *code,
+					 const char *message, const char *hint, const char *header, const char *value);
 /* The error shape written straight to a plain (not TLS) socket, with
  * Connection: close, and the socket's sending side shut; then what the
  * client still sends is read and dropped for up to linger_ms (a close with

@@ -76,16 +76,8 @@ static bool matches(const char *pattern, const char *path, int64_t *id)
 
 static enum MHD_Result not_allowed(pw_api_request *r, const char *allow)
 {
-	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s}}", "schema", PW_API_SCHEMA, "error", "code", "method-not-allowed", "message",
-				 "this path does not take that method", "hint", allow);
-	char *text = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	struct MHD_Response *res = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(res, "Content-Type", "application/json");
-	MHD_add_response_header(res, "Allow", allow);
-	enum MHD_Result ok = MHD_queue_response(r->conn, MHD_HTTP_METHOD_NOT_ALLOWED, res);
-	MHD_destroy_response(res);
-	return ok;
+	return pw_api_send_error_header(r->conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method-not-allowed",
+					"this path does not take that method", allow, "Allow", allow);
 }
 
 enum MHD_Result pw_api_route(pw_api_request *r)

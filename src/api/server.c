@@ -245,15 +245,9 @@ static bool identify(listener *l, struct MHD_Connection *c, call *k, enum MHD_Re
 		return true;
 	}
 	atomic_fetch_add(&l->srv->refused_auth, 1);
-	json_t *body = json_pack("{s:i, s:{s:s, s:s, s:s}}", "schema", PW_API_SCHEMA, "error", "code", "unauthorized", "message",
-		"a valid bearer token is required", "hint", "send Authorization: Bearer TOKEN with a token from the server's --token-file");
-	char *text = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, "WWW-Authenticate", "Bearer realm=\"pyward\"");
-	*res = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
-	MHD_destroy_response(r);
+	*res = pw_api_send_error_header(c, MHD_HTTP_UNAUTHORIZED, "unauthorized", "a valid bearer token is required",
+					"send Authorization: Bearer TOKEN with a token from the server's --token-file",
+					"WWW-Authenticate", "Bearer realm=\"pyward\"");
 	return false;
 }
 

@@ -4,9 +4,11 @@
 #include "ops/json.h"
 
 #include "pipclass.h"
+#include "scratch_proto.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 json_t *pw_json_result(const char *key, json_t *value)
 {
@@ -21,14 +23,22 @@ json_t *pw_json_result_of(json_t *members)
 	return j;
 }
 
-json_t *pw_json_error(const pw_err *e)
+json_t *pw_json_error_member(const char *code, const char *message, const char *hint, int exit_status)
 {
-	return json_pack("{s:i, s:{s:s, s:o, s:o, s:i}}", "schema", 1, "error", "code",
-			 pw_err_code_name(pw_err_code(e)), "message", pw_json_str(pw_err_message(e)), "hint",
-			 pw_json_str(pw_err_hint(e)), "exit_status", pw_err_exit_status(e));
+	return json_pack("{s:s, s:o, s:o, s:i}", "code", code, "message", pw_json_str(message ? message : ""),
+			 "hint", pw_json_str(hint), "exit_status", exit_status);
 }
 
-/* Invalid UTF-8 (a path, a child's output) becomes '?' rather than no JSON at all. */
+json_t *pw_json_error(const pw_err *e)
+{
+	return json_pack("{s:i, s:o}", "schema", 1, "error",
+			 pw_json_error_member(pw_err_code_name(pw_err_code(e)), pw_err_message(e), pw_err_hint(e),
+					      pw_err_exit_status(e)));
+}
+
+/* Invalid UTF-8 (a path, a child's output, a message cut at a byte count)
+ * keeps its valid text: only the bytes that are not UTF-8 become U+FFFD,
+ * rather than no JSON at all. */
 json_t *pw_json_str(const char *s)
 {
 	if (!s)
@@ -36,12 +46,9 @@ json_t *pw_json_str(const char *s)
 	json_t *j = json_string(s);
 	if (j)
 		return j;
-	char *copy = xstrdup(s);
-	for (unsigned char *p = (unsigned char *)copy; *p; p++)
-		if (*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
+	char *clean = pw_scratch_utf8_clean(s, strlen(s));
+	j = json_string(clean);
+	free(clean);
 	return j ? j : json_null();
 }
 

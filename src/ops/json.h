@@ -31,7 +31,11 @@ json_t *pw_json_result_of(json_t *members);
 /* An error as every front end gives it: {"schema": 1, "error": {"code",
  * "message", "hint" (null when none), "exit_status"}}. */
 json_t *pw_json_error(const pw_err *e);
-/* A JSON string, or null for NULL; invalid UTF-8 becomes '?'. */
+/* The "error" member alone, for a front end's own errors (the HTTP API's
+ * bad requests, its job records): the same four members, message and hint
+ * cleaned by pw_json_str (hint NULL: null). */
+json_t *pw_json_error_member(const char *code, const char *message, const char *hint, int exit_status);
+/* A JSON string, or null for NULL; bytes that are not UTF-8 become U+FFFD. */
 json_t *pw_json_str(const char *s);
 /* One recorded attempt (history show, jobs show). */
 json_t *pw_json_attempt_rec(const pw_attempt_rec *a, bool older_names);

@@ -15,7 +15,7 @@ U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" 
 # SHAPE: "schema error.code" of BODY, or what the JSON reader said.
 shape() { J 'd.get("schema"), d["error"]["code"] if "error" in d else None, bool(d.get("error", {}).get("message"))'; }
 
-plan 42
+plan 46
 
 SOCK="$WORLD/api.sock"
 serve main --listen "unix:$SOCK" --request-timeout 2 --max-connections 8
@@ -32,8 +32,12 @@ U GET "/api/jobs/$JOB"
 is "$CODE $(J 'd.get("schema"), d["id"]')" "200 1 $JOB" "GET /api/jobs/ID carries schema"
 U GET /api/jobs/999
 is "$CODE $(shape)" "404 1 not-found True" "an error (404) carries schema beside error"
+is "$(J 'sorted(d["error"]), d["error"]["exit_status"]')" "['code', 'exit_status', 'hint', 'message'] 1" \
+	"the error member is the CLI's --json one: exit_status 1 for not-found"
 U PUT /api/jobs
 is "$CODE $(shape)" "405 1 method-not-allowed True" "405 carries schema"
+is "$(J 'd["error"]["exit_status"]')" "2" "405: exit_status 2, a usage error's"
+like "$(cat "$WORLD/headers")" "Allow: " "405 still with Allow"
 U GET /api/venvs
 is "$CODE $(J 'd.get("schema")')" "200 1" "GET /api/venvs carries schema"
 U GET /api/history
@@ -62,6 +66,8 @@ is "$CODE $(shape)" "400 1 bad-request True" "verify with a member it does not t
 # the error shape stays (on 539e54f the answer was {} with no error).
 U POST /api/venvs -H 'Content-Type: application/json' --data "{\"$(printf 'a%.0s' $(seq 99))\u00e9\u00e9\": 1}"
 is "$CODE $(shape)" "400 1 bad-request True" "a member named past the message's cut, inside a letter: 400 in the error shape"
+is "$(J 'd["error"]["message"] == "unknown member \"" + "a" * 99 + "\ufffd\""')" "True" \
+	"the cut letter's byte shown as U+FFFD, the rest kept (pw_json_str, as the CLI's --json; before: dropped with the closing quote)"
 U GET /api/history
 is "$(J 'len(d["operations"])')" "$BEFORE" "none of them ran an operation"
 

@@ -54,7 +54,7 @@ fi
 U() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' --unix-socket "$SOCK" -X "$_m" "$@" "http://localhost$_p"); BODY=$(cat "$WORLD/body"); }
 T() { _m=$1 _p=$2; shift 2; CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -X "$_m" "$@" "http://127.0.0.1:$PORT$_p"); BODY=$(cat "$WORLD/body"); }
 
-plan 129
+plan 131
 
 # ---- refusals before serving
 run --box-root "$BOX" serve --listen 127.0.0.1:0
@@ -107,7 +107,9 @@ serve ro --listen "unix:$SOCK" --mode read-only --max-connections 1
 RO=$SERVE_PID
 U POST /api/runtime/python/install --data '{"consent": true}'
 is "$CODE" 403 "read-only: an install is refused with 403"
-like "$(J 'd["error"]["code"], d["error"]["message"]')" "read-only .*mode is read-only" "with the policy message"
+like "$(J 'd["error"]["code"], d["error"]["message"]')" "refused .*mode is read-only" "with the policy message"
+is "$(J 'd["error"]["code"], d["error"]["exit_status"]')" "refused 3" \
+	"code refused and exit_status 3, as the CLI's --json and the MCP server say it (before: read-only, no exit_status)"
 like "$(J 'd["error"]["hint"]')" "^this server runs read-only: its operator allows changes by starting 'pyward serve' with --mode workspace-write" \
 	"and a hint for an HTTP client (its operator changes the mode), not 'run again with --mode'"
 U GET /api/runtime/python
@@ -159,6 +161,7 @@ is "$CODE" 200 "status over TCP with the token: 200"
 CODE=$(curl -s -o "$WORLD/body" -D "$WORLD/headers" -w '%{http_code}' "http://127.0.0.1:$PORT/api/runtime/python"); BODY=$(cat "$WORLD/body")
 is "$CODE" 401 "no token: 401"
 is "$(J 'd["error"]["code"]')" "unauthorized" "in the one error shape"
+is "$(J 'd["schema"], d["error"]["exit_status"]')" "1 3" "with schema and exit_status 3 (a refusal's)"
 like "$(cat "$WORLD/headers")" "WWW-Authenticate: Bearer" "with WWW-Authenticate"
 CODE=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer 0123456789abcdef0123456789abcdeX" "http://127.0.0.1:$PORT/api/runtime/python")
 is "$CODE" 401 "a wrong token: 401"
