@@ -582,17 +582,51 @@ static void draw_chooser(envs_pane *p, WINDOW *win, pw_rect r)
 			  "provisioned, else python3 or python on PATH. Enter creates, Esc cancels."));
 }
 
+/* How many columns the interpreter and the base get when both do not fit
+ * in avail: the base, which the list's row does not show, gets two thirds
+ * unless either one fits whole in its share. */
+static void share_width(int avail, int python, int base, int *wp, int *wb)
+{
+	int third = avail / 3;
+	if (python <= third)
+		*wp = python, *wb = avail - python;
+	else if (base <= avail - third)
+		*wp = avail - base, *wb = base;
+	else
+		*wp = third, *wb = avail - third;
+}
+
+/* "python: P   base: B". When the row is too narrow for both, each path
+ * keeps its last parts behind a mark: a base's version folder
+ * (.../versions/3.11.7) and a missing interpreter's note are what tell
+ * environments apart, not the leading /root or /usr. */
+static void draw_python_base(WINDOW *win, int y, int x, int w, const char *python, const char *base)
+{
+	const char *lp = _("python: "), *lb = _("   base: ");
+	int avail = w - pw_draw_width(lp) - pw_draw_width(lb);
+	int pw = pw_draw_width(python), bw = pw_draw_width(base);
+	if (pw + bw <= avail || avail < 16) {
+		char *line = xasprintf("%s%s%s%s", lp, python, lb, base);
+		pw_draw_text_cut(win, y, x, w, line);
+		free(line);
+		return;
+	}
+	int wp, wb;
+	share_width(avail, pw, bw, &wp, &wb);
+	int used = pw_draw_text(win, y, x, w, lp);
+	used += pw_draw_text_tail(win, y, x + used, wp, python);
+	used += pw_draw_text(win, y, x + used, w - used, lb);
+	pw_draw_text_tail(win, y, x + used, w - used, base);
+}
+
 static void draw_details(const envs_pane *p, WINDOW *win, pw_rect r, int y)
 {
 	const pw_venv_info *v = selected_env(p);
 	if (v) {
 		pw_draw_set(win, PW_C_LABEL);
-		/* a narrow pane cuts it with a mark, so a cut path does not pass
-		 * for a whole one */
-		char *line = xasprintf(_("python: %s%s   base: %s"), shown(p, v->python),
-				       v->python_exists ? "" : _(" (missing)"), v->base ? v->base : "?");
-		pw_draw_text_cut(win, y, r.x, r.w, line);
-		free(line);
+		char *python = xasprintf("%s%s", shown(p, v->python), v->python_exists ? "" : _(" (missing)"));
+		draw_python_base(win, y, r.x, r.w, python, v->base ? v->base : "?");
+		free(python);
 		pw_draw_set(win, PW_C_NORMAL);
 	}
 	if (p->result) {

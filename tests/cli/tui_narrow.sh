@@ -18,7 +18,13 @@ P venv create --seed none --python "$SYS_PY" sub/project-with-a-long-name-enviro
 [ "$RC" = 0 ] || skip_all "could not create a test environment: $ERR"
 P venv create --seed none --python "$SYS_PY" broken
 rm -f "$WS/broken/bin/python"*
-plan 24
+# an environment whose base lives under a deep prefix, as pyenv's and
+# uv's do: at 60 columns its version folder must stay in sight
+DEEP="$WORLD/interpreters/a-prefix-deep-enough-to-be-cut/versions/3.99.1/bin"
+mkdir -p "$DEEP" && ln -s "$(command -v "$SYS_PY")" "$DEEP/python3"
+P venv create --seed none --python "$SYS_PY" zz-deep-base
+sed -i "s|^home = .*|home = $DEEP|" "$WS/zz-deep-base/pyvenv.cfg"
+plan 26
 
 WAIT_SECONDS=20
 keys() { T send-keys -t "$S" "$@"; }
@@ -37,6 +43,10 @@ ok "Runtime pane at 60 columns: the install hint names the last library too" wai
 keys 3
 ok "Environments at 60 columns: the list draws" wait_re "broken +venv" 20
 like "$SCREEN" "python: [^║]*…" "the selected one's interpreter line, too long for the pane, ends in a mark"
+keys End
+ok "End selects the environment with the deep base" wait_re ">zz-deep-base" 10
+like "$(printf '%s\n' "$SCREEN" | grep -m1 'base: ')" "python: [^ ]*/bin/python +base: …[^║]*/3\.99\.1/bin/python3 *║" \
+	"its base keeps its last parts (the version folder) behind a mark, not its leading folders"
 keys 5
 ok "History at 60 columns: the list draws" wait_re "venv\.create +ok" 10
 unlike "$(row 3)" "USER" "the user column gives its room to the target when narrow"
