@@ -3,6 +3,8 @@
 
 #include "tui/fmt.h"
 
+#include "xalloc.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -72,4 +74,29 @@ const char *pw_fmt_under(const char *path, const char *base)
 	while (*rest == '/')
 		rest++;
 	return *rest ? rest : ".";
+}
+
+void pw_fmt_digest_short(const char *hex, int width, const char *mark, char *buf, size_t size)
+{
+	size_t n = hex ? strlen(hex) : 0;
+	if (!hex)
+		snprintf(buf, size, "-");
+	else if (n <= 21 || (int)n <= width)
+		snprintf(buf, size, "%s", hex);
+	else
+		snprintf(buf, size, "%.12s%s%s", hex, mark, hex + n - 8);
+}
+
+char *pw_fmt_url_short(const char *url, int width, const char *mark)
+{
+	if (!url)
+		return xstrdup("-");
+	const char *host = strstr(url, "://");
+	host = host ? host + 3 : url;
+	const char *path = strchr(host, '/');
+	const char *last = strrchr(url, '/');
+	/* only a URL with parts between its host and its last part can lose them */
+	if ((int)strlen(url) <= width || !path || last == path)
+		return xstrdup(url);
+	return xasprintf("%.*s%s%s", (int)(path + 1 - url), url, mark, last);
 }

@@ -17,4 +17,13 @@ void pw_fmt_time(const char *iso, char *buf, size_t size);
  * BASE itself, else PATH unchanged. Points into PATH (or a literal). */
 const char *pw_fmt_under(const char *path, const char *base);
 
+/* A hex digest too long for width columns as its first 12 and last 8
+ * digits around mark ("d63b69e3a451…c01d42b7f"): enough to compare with a
+ * published hash by eye. Shorter ones, or ones that fit, unchanged. */
+void pw_fmt_digest_short(const char *hex, int width, const char *mark, char *buf, size_t size);
+/* A URL too long for width columns as its scheme and host, mark and its
+ * last path part ("https://host:8443/" mark "/cpython-3.12.7-...tar.gz"):
+ * where it comes from and what it is. Others unchanged. Returns a new string. */
+char *pw_fmt_url_short(const char *url, int width, const char *mark);
+
 #endif

@@ -340,6 +340,24 @@ static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *v
 				   value && *value ? value : "-");
 }
 
+/* One row at most: a short terminal shows every field, each cut to fit
+ * (path: keeps its end, the rest with a mark); `pyward runtime status` and
+ * a taller terminal show the whole values. */
+static int field_row(WINDOW *win, pw_rect r, int y, const char *label, const char *value, bool path)
+{
+	if (y >= r.y + r.h)
+		return 0;
+	pw_draw_set(win, PW_C_LABEL);
+	pw_draw_text(win, y, r.x, LABEL_W, label);
+	pw_draw_set(win, PW_C_NORMAL);
+	const char *v = value && *value ? value : "-";
+	if (path)
+		pw_draw_text_tail(win, y, r.x + LABEL_W, r.w - LABEL_W, v);
+	else
+		pw_draw_text_cut(win, y, r.x + LABEL_W, r.w - LABEL_W, v);
+	return 1;
+}
+
 static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	static const pw_color colors[] = { PW_C_WARN, PW_C_OK, PW_C_ERROR };
@@ -423,6 +441,36 @@ static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
 	return y;
 }
 
+/* The details on a short terminal, one row each, what tells this runtime
+ * apart first: where it is and when it came, then the hash and the source
+ * in their short forms (a digest's ends; a URL's host, then as much of
+ * its file name as fits). */
+static int draw_details_compact(const status_data *s, WINDOW *win, pw_rect r, int y)
+{
+	const pw_runtime_info *i = &s->info;
+	const char *mark = pw_draw_unicode() ? "\u2026" : "~";
+	int w = r.w - LABEL_W;
+	y += field_row(win, r, y, _("Path:"), i->path, true);
+	char size[32], when[32];
+	pw_fmt_bytes(i->size_on_disk, size, sizeof size);
+	pw_fmt_time(i->installed_at, when, sizeof when);
+	char *installed = xasprintf(_("%s UTC, %s"), i->installed_at ? when : "?", size);
+	y += field_row(win, r, y, _("Installed:"), installed, false);
+	free(installed);
+	char sha[96];
+	pw_fmt_digest_short(i->sha256, w, mark, sha, sizeof sha);
+	y += field_row(win, r, y, _("Pin SHA256:"), sha, false);
+	char *url = pw_fmt_url_short(i->url, w, mark);
+	y += field_row(win, r, y, _("Source:"), url, false);
+	free(url);
+	y += field_row(win, r, y, _("Platform:"), i->platform, false);
+	char *pins = i->pins_source ? xasprintf("%s%s", i->pins_source, i->pins_from_operator ? _(" (operator-supplied)") : "")
+				    : NULL;
+	y += field_row(win, r, y, _("Pins:"), pins, true);
+	free(pins);
+	return y;
+}
+
 static int draw_previous(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	if (!s->info.has_previous)
@@ -487,7 +535,7 @@ static void draw(void *self, WINDOW *win, pw_rect whole)
 		}
 		y = draw_previous(s, win, r, y);
 		if (installed)
-			y = draw_details(s, win, r, y);
+			y = draw_details_compact(s, win, r, y);
 	} else {
 		if (installed)
 			y = draw_details(s, win, r, draw_version(s, win, r, y));

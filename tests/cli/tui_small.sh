@@ -14,7 +14,7 @@ mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward" "$WORLD/ws"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
 export PYWARD_DATADIR="$WORLD/data"
-plan 30
+plan 36
 
 WAIT_SECONDS=20
 start() {
@@ -72,6 +72,14 @@ ok "a runtime is installed from the CLI" test -e "$BOX/runtime/python/current"
 start second
 ok "installed, at 60x15" wait_for "installed"
 like "$SCREEN" "Verify: +never run" "the Verify line is shown on a short screen"
+# every detail in one row, cut so that what tells it apart stays
+like "$SCREEN" "Path: +…[^║]*/runtime/python/versions/$VER-[0-9a-z-]+ *║" "the path keeps its end (the version folder) behind a mark"
+like "$SCREEN" "Installed: +20[0-9-]+ [0-9:]+ UTC, [0-9.]+ [kMG]?B" "when and how big, in one row"
+first=$(printf %.12s "$SHA") last=${SHA#"${SHA%????????}"}
+like "$SCREEN" "Pin SHA256: +$first…$last *║" "the pinned SHA256 as its first 12 and last 8 digits"
+like "$SCREEN" "Source: +https://localhost:$HTTPSD_PORT/…/cpython-fixture" "the source keeps its host and the start of its file name"
+like "$(printf '%s\n' "$SCREEN" | grep -A1 'Pin SHA256:' | tail -n 1)" "^║ Source:" "each detail takes one row"
+like "$SCREEN" "Pins: +…[^║]*runtime-pins\.tsv *║" "and the last one, the pins file, is on screen too"
 like "$(row 14)" "^╚═+╝$" "and the frame is not overdrawn"
 keys 6
 ok "Python pane with the runtime" wait_for "Session "

@@ -129,6 +129,35 @@ static void test_under(void **state)
 	assert_null(pw_fmt_under(NULL, "/w"));
 }
 
+static void test_short_digest_and_url(void **state)
+{
+	(void)state;
+	const char *sha = "d63b69e3a451e9e7dd3dc510a6708b5ead069b3a14c80cb23507215c01d42b7f";
+	char buf[80];
+	pw_fmt_digest_short(sha, 46, "~", buf, sizeof buf);
+	assert_string_equal(buf, "d63b69e3a451~01d42b7f");
+	pw_fmt_digest_short(sha, 64, "~", buf, sizeof buf);
+	assert_string_equal(buf, sha); /* fits: whole */
+	pw_fmt_digest_short("abc", 2, "~", buf, sizeof buf);
+	assert_string_equal(buf, "abc"); /* nothing to gain */
+	pw_fmt_digest_short(NULL, 10, "~", buf, sizeof buf);
+	assert_string_equal(buf, "-");
+
+	const char *url = "https://localhost:34051/rel/1/cpython-fixture-install_only.tar.gz";
+	char *u = pw_fmt_url_short(url, 46, "~");
+	assert_string_equal(u, "https://localhost:34051/~/cpython-fixture-install_only.tar.gz");
+	free(u);
+	u = pw_fmt_url_short(url, 80, "~");
+	assert_string_equal(u, url);
+	free(u);
+	u = pw_fmt_url_short("https://h/only-one-part-but-long.tar.gz", 10, "~");
+	assert_string_equal(u, "https://h/only-one-part-but-long.tar.gz"); /* nothing between host and file */
+	free(u);
+	u = pw_fmt_url_short("file-without-scheme/a/b/c.tar.gz", 10, "~");
+	assert_string_equal(u, "file-without-scheme/~/c.tar.gz");
+	free(u);
+}
+
 static void test_job_events_reach_the_main_thread(void **state)
 {
 	(void)state;
@@ -193,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_rate_and_eta),
+		cmocka_unit_test(test_short_digest_and_url),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_under),
 		cmocka_unit_test(test_job_events_reach_the_main_thread),
