@@ -155,11 +155,20 @@ static bool too_small(void)
 	return COLS < MIN_COLS || LINES < MIN_LINES;
 }
 
-static void draw_too_small(void)
+/* Nothing but q acts on a screen too small to show what a key would do:
+ * a dialog's y or a pane's x must not answer blind. */
+static void draw_too_small(const pw_app *app)
 {
 	pw_draw_set(stdscr, PW_C_NORMAL);
 	mvprintw(0, 0, _("terminal %dx%d is too small (need %dx%d)"), COLS, LINES, MIN_COLS, MIN_LINES);
-	mvprintw(1, 0, "%s", _("q quits"));
+	int y = 1;
+	if (pw_workers_running(app->jobs))
+		y += pw_draw_wrapped(stdscr, y, 0, COLS, 2, 0, _("q quits and cancels what is running"));
+	else
+		mvprintw(y++, 0, "%s", _("q quits"));
+	if (app->dialog)
+		pw_draw_wrapped(stdscr, y, 0, COLS, 3, 0,
+				_("A dialog is open: it takes keys again once the terminal is larger (q cancels it)."));
 }
 
 static int tab_width(int i, bool titled)
@@ -282,7 +291,7 @@ static void draw_all(pw_app *app)
 {
 	erase();
 	if (too_small()) {
-		draw_too_small();
+		draw_too_small(app);
 		refresh();
 		return;
 	}
@@ -409,6 +418,18 @@ static void handle_key(pw_app *app, int raw)
 	app->dirty = app->urgent = true;
 	if (raw == KEY_RESIZE)
 		return;
+	if (too_small()) {
+		if (pw_keys_normalize(raw) == 'q') {
+			if (app->dialog) { /* answered as Esc would: no, or no text */
+				pw_dialog_key(app->dialog, PW_KEY_ESC);
+				pw_dialog *d = app->dialog;
+				app->dialog = NULL;
+				pw_dialog_finish(&d);
+			}
+			on_quit_answer(app, true);
+		}
+		return;
+	}
 	if (app->dialog) {
 		if (pw_dialog_key(app->dialog, raw)) {
 			pw_dialog *d = app->dialog;
@@ -418,11 +439,6 @@ static void handle_key(pw_app *app, int raw)
 		return;
 	}
 	int ch = pw_keys_normalize(raw);
-	if (too_small()) {
-		if (ch == 'q')
-			ask_quit(app);
-		return;
-	}
 	if (app->help_open) {
 		help_key(app, ch);
 		return;

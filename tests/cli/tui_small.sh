@@ -14,7 +14,7 @@ mkdir -p "$WORLD/data" "$XDG_CONFIG_HOME/pyward" "$WORLD/ws"
 write_pins "$WORLD/data/runtime-pins.tsv" "$VER" 1 "$URL" "$SHA" "$SIZE"
 printf 'ca_bundle = %s\n' "$CA_PEM" >"$XDG_CONFIG_HOME/pyward/config"
 export PYWARD_DATADIR="$WORLD/data"
-plan 36
+plan 42
 
 WAIT_SECONDS=20
 start() {
@@ -92,3 +92,22 @@ start third
 # ---- below 60x15 the notice
 T resize-window -t "$S" -x 50 -y 12
 ok "below 60x15 a clear notice" wait_for "terminal 50x12 is too small (need 60x15)"
+
+# ---- a dialog kept through a shrink does not take keys it cannot show
+T resize-window -t "$S" -x 60 -y 15
+wait_for "q quit" >/dev/null
+keys 3
+wait_for "PATH" >/dev/null
+keys c
+ok "c opens the create dialog" wait_for "Name (a folder"
+T resize-window -t "$S" -x 50 -y 12
+ok "shrunk with the dialog open, the notice says the dialog waits" wait_for "A dialog is open"
+keys x y
+T resize-window -t "$S" -x 60 -y 15
+ok "grown again, the dialog is back" wait_for "Name (a folder"
+unlike "$SCREEN" "\.venvxy|\.venvx" "the keys typed while it could not be seen did not reach it"
+T resize-window -t "$S" -x 50 -y 12
+wait_for "A dialog is open" >/dev/null
+keys q
+ok "q on the notice quits, the dialog cancelled" wait_for "EXITED rc=0"
+ok "nothing was created" test ! -e "$WORLD/ws/.venv"
