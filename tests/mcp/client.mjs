@@ -342,6 +342,52 @@ async function venvSession() {
   await hist.client.close();
 }
 
+// ------------------------------------------- the attempt chain and the lock
+// The server's own settings decide the chain, as for the CLI: a default
+// index that refuses (a closed port), then the mirror; and two installs
+// sent at once into one environment take turns on its lock.
+async function chainSession() {
+  const { client } = await sdkClient([], 'chain-agent', {}, {
+    PIP_INDEX_URL: `http://127.0.0.1:${env.DEAD_PORT}/simple/`, PYWARD_MIRRORS: env.INDEX_OK,
+    PYWARD_PROXY_PORTS: env.DEAD_PORT,
+  });
+  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+  let r = await call('pyenv_create', { path: 'env4' });
+  ok(!r.isError, 'pyenv_create makes env4', r);
+  r = await call('pyenv_install', { packages: ['pwtest-alpha==1.0'], venv: 'env4' });
+  const att = structured(r).attempts || [];
+  ok(!r.isError && att.length === 2 && att[0].class === 'network' && att[0].index_url === `http://127.0.0.1:${env.DEAD_PORT}/simple/`
+    && att[0].exit_code !== 0 && att[1].class === 'ok' && att[1].index_url === env.INDEX_OK && att[1].exit_code === 0
+    && att.every((a) => typeof a.duration_ms === 'number' && 'proxy' in a),
+  'pyenv_install: a refused default index falls back to the mirror, both attempts listed (index, proxy, exit code, class, duration)', r);
+  const [a, b] = await Promise.all([
+    call('pyenv_install', { packages: ['pwtest-beta'], venv: 'env4', index: env.INDEX_OK }),
+    call('pyenv_install', { packages: ['pwtest-alpha==1.0'], venv: 'env4', index: env.INDEX_OK, upgrade: true }),
+  ]);
+  ok(!a.isError && !b.isError && structured(a).outcome === 'ok' && structured(b).outcome === 'ok',
+    'two installs sent at once into one environment both succeed', [a, b]);
+  // their pip runs, read back from the catalog, did not overlap
+  let ops = [];
+  try {
+    ops = JSON.parse((await pywardCli(['--json', 'history', '--kind', 'venv.install', '--target', 'env4', '--limit', '2'])).stdout).operations;
+  } catch { /* below */ }
+  const spans = [];
+  for (const o of ops) {
+    let full;
+    try { full = JSON.parse((await pywardCli(['--json', 'history', 'show', String(o.id)])).stdout).operation; } catch { /* below */ }
+    for (const t of full?.attempts || []) {
+      const start = Date.parse(t.started_at);
+      spans.push([o.id, start, start + t.duration_ms]);
+    }
+  }
+  const overlap = spans.some((x) => spans.some((y) => x[0] < y[0] && x[1] < y[2] && y[1] < x[2]));
+  ok(ops.length === 2 && spans.length >= 2 && !overlap,
+    'their pip runs took turns on the environment\'s lock (no two attempts overlap in the catalog)', spans);
+  r = await call('python', { code: 'import pwtest_alpha, pwtest_beta; 1', venv: 'env4' });
+  ok(!r.isError, 'both packages are there', r);
+  await client.close();
+}
+
 // ---------------------------------------------------------------- the Inspector
 function inspector(args) {
   const bin = path.join(here, 'node_modules', '.bin', 'mcp-inspector');
@@ -686,6 +732,7 @@ try {
   await timed('SDK', sdkSession);
   await timed('runtime', runtimeSession);
   await timed('environments', venvSession);
+  await timed('chain and lock', chainSession);
   await timed('Inspector', inspectorSession);
   await timed('by hand', rawSession);
 } catch (e) {

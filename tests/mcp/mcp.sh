@@ -36,7 +36,7 @@ export BASELINE_FILE="$WORLD/baseline.txt"
 make_wheels || skip_all "could not build the test wheels"
 start_index ok ok || skip_all "could not start the index server"
 start_index stall stall || skip_all "could not start the stalling index server"
-export INDEX_OK="$INDEX_ok_URL" INDEX_STALL="$INDEX_stall_URL"
+export INDEX_OK="$INDEX_ok_URL" INDEX_STALL="$INDEX_stall_URL" DEAD_PORT=$(closed_port)
 unset PYWARD_MIRRORS PIP_INDEX_URL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 trap 'stop_host; stop_httpsd; stop_servers; rm -rf "$WORLD"' EXIT
 node "$TOP_SRCDIR/tests/mcp/client.mjs"
