@@ -316,7 +316,11 @@ static void send_progress_locked(pw_mcp_call *c)
 	c->last_sent_ms = pw_clock_mono_ms();
 }
 
-void pw_mcp_call_progress(pw_mcp_call *c, double progress, double total, const char *message)
+/* now: sent at once, whatever the throttle (pyward's own lines, which are
+ * few: "attempt 2: ...", "waiting for ... locked by"); else the latest
+ * pending one goes out at most every PROGRESS_INTERVAL_MS, so pip's chatter
+ * cannot hide which attempt it belongs to. */
+static void queue_progress(pw_mcp_call *c, double progress, double total, const char *message, bool now)
 {
 	if (!c->progress_token)
 		return;
@@ -336,9 +340,14 @@ void pw_mcp_call_progress(pw_mcp_call *c, double progress, double total, const c
 		json_object_set_new(p, "message", json_string(message));
 	json_decref(c->pending_progress);
 	c->pending_progress = pw_rpc_message(NULL, "notifications/progress", p);
-	if (pw_clock_mono_ms() - c->last_sent_ms >= PROGRESS_INTERVAL_MS)
+	if (now || pw_clock_mono_ms() - c->last_sent_ms >= PROGRESS_INTERVAL_MS)
 		send_progress_locked(c);
 	pthread_mutex_unlock(&c->reg->lock);
+}
+
+void pw_mcp_call_progress(pw_mcp_call *c, double done, double total, const char *message)
+{
+	queue_progress(c, done, total, message, false);
 }
 
 static void events_progress(void *ud, const pw_progress *p)
@@ -354,7 +363,7 @@ static void events_log(void *ud, pw_log_level level, const char *msg)
 {
 	pw_mcp_call *c = ud;
 	if (level >= PW_LOG_INFO)
-		pw_mcp_call_progress(c, 0, -1, msg); /* pip's last line, "attempt 2 of 3" */
+		queue_progress(c, 0, -1, msg, true); /* "attempt 2: pip install from ...", a lock wait */
 }
 
 pw_events pw_mcp_call_events(pw_mcp_call *c)

@@ -53,7 +53,8 @@ bool pw_mcp_call_can_elicit(const pw_mcp_call *c);
  * wins). total < 0: unknown. */
 void pw_mcp_call_progress(pw_mcp_call *c, double progress, double total, const char *message);
 /* An events sink that turns an operation's progress and log lines into
- * such notifications. */
+ * such notifications; its log lines (pyward's own, few: which attempt of
+ * the chain starts, a lock wait) are sent at once, past the throttle. */
 pw_events pw_mcp_call_events(pw_mcp_call *c);
 
 typedef enum pw_mcp_elicit_action {

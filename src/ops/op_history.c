@@ -289,7 +289,7 @@ static pw_err *perform(const pw_ops_ctx *ctx, const pw_op_history_undo_request *
 	if (!e)
 		e = pw_venv_lock(ctx->workspace, r->env, ctx->who.args ? ctx->who.args : "pyward history undo",
 				 pw_clock_deadline_after(pw_ops_budget(ctx, PW_VENV_BUDGET_S)), io ? io->cancel : NULL,
-				 NULL, &lock);
+				 io ? io->events : NULL, &lock);
 	if (!e)
 		e = run_steps(ctx, rq, io, &ce, cat, r);
 	pw_venv_unlock(&lock);

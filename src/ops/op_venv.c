@@ -286,7 +286,8 @@ pw_err *pw_op_venv_pip(const pw_ops_ctx *ctx, const pw_op_venv_pip_request *rq, 
 		e = pw_ops_op_begin(ctx, cat, rq->install ? "venv.install" : "venv.uninstall", r->venv, &r->operation);
 	if (!e)
 		e = pw_venv_lock(ctx->workspace, r->venv, rq->lock_note,
-				 pw_clock_deadline_after(pw_ops_budget(ctx, DEFAULT_BUDGET_S)), cancel, NULL, &lock);
+				 pw_clock_deadline_after(pw_ops_budget(ctx, DEFAULT_BUDGET_S)), cancel,
+				 io ? io->events : NULL, &lock); /* "waiting for X: it is locked by ..." */
 	if (!e && rq->install && !pw_ops_venv_has_pip(r->venv)) {
 		say(rq, xasprintf(_("%s has no pip: repairing it offline (ensurepip)"), r->venv));
 		e = pw_venv_repair_pip(r->venv, (const char *const *)ce.vars,

@@ -8,7 +8,7 @@ start_index empty empty
 DEAD=$(closed_port)
 # pip does not ask any index for what is already installed: start clean.
 clean() { "$WS/.venv/bin/python" -m pip uninstall -y -q pwtest-alpha pwtest-beta >/dev/null 2>&1; }
-plan 74
+plan 76
 
 # ---- discover and create
 P venv discover --json
@@ -88,6 +88,31 @@ P venv install --index "http://alice:s3cret@127.0.0.1:$DEAD/simple/" pwtest-alph
 is "$(J 'd["attempts"][0]["index"]')" "http://***@127.0.0.1:$DEAD/simple/" "an index's password is not shown in the attempt"
 unlike "$OUT$ERR" "s3cret" "nor anywhere in the output"
 ok "nor in the catalog (attempts, command lines, stop reasons)" sh -c "! grep -aq s3cret '$WORLD/box/catalog.sqlite3' '$WORLD/box/catalog.sqlite3-wal'"
+
+# ---- another process holds the environment's lock: said, then waited for
+clean
+HOLD_READY="$WORLD/hold.ready"
+"$SYS_PY" - "$WS" "$HOLD_READY" <<'PY' &
+import fcntl, hashlib, os, sys, time
+ws, ready = sys.argv[1], sys.argv[2]
+venv = os.path.realpath(os.path.join(ws, ".venv"))
+os.makedirs(os.path.join(ws, ".pyward", "locks"), exist_ok=True)
+path = os.path.join(ws, ".pyward", "locks", hashlib.sha256(venv.encode()).hexdigest()[:16] + ".lock")
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.pwrite(fd, b"pid %d a test holding the lock\n" % os.getpid(), 0)
+open(ready, "w").close()
+time.sleep(2)
+PY
+HOLD_PID=$!
+i=0
+while [ ! -e "$HOLD_READY" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+P venv install --index "$INDEX_ok_URL" pwtest-alpha
+wait "$HOLD_PID"
+is "$RC" 0 "an install waits for the lock another process holds, then runs"
+like "$OUT$ERR" "waiting for $WS/\.venv: it is locked by pid [0-9]+ a test holding the lock" \
+	"and says what it waits for and who holds it (before: silence until the lock was free)"
 
 # ---- a local proxy is found by probing and used
 # pwtest.invalid resolves nowhere, but the proxy reaches it (127.0.0.1).

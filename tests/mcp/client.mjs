@@ -354,15 +354,24 @@ async function chainSession() {
   const call = (name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
   let r = await call('pyenv_create', { path: 'env4' });
   ok(!r.isError, 'pyenv_create makes env4', r);
-  r = await call('pyenv_install', { packages: ['pwtest-alpha==1.0'], venv: 'env4' });
+  const progress = [];
+  r = await client.callTool({ name: 'pyenv_install', arguments: { packages: ['pwtest-alpha==1.0'], venv: 'env4' } },
+    undefined, { timeout: 120000, onprogress: (p) => progress.push(p) });
   const att = structured(r).attempts || [];
   ok(!r.isError && att.length === 2 && att[0].class === 'network' && att[0].index_url === `http://127.0.0.1:${env.DEAD_PORT}/simple/`
     && att[0].exit_code !== 0 && att[1].class === 'ok' && att[1].index_url === env.INDEX_OK && att[1].exit_code === 0
     && att.every((a) => typeof a.duration_ms === 'number' && 'proxy' in a),
   'pyenv_install: a refused default index falls back to the mirror, both attempts listed (index, proxy, exit code, class, duration)', r);
+  const said = progress.map((p) => p.message || '');
+  ok(said.some((m) => /^attempt 1: .*127\.0\.0\.1:\d+\/simple\//.test(m)) && said.some((m) => m.startsWith('attempt 2: ') && m.includes(env.INDEX_OK))
+    && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress),
+  'its progress says which attempt of the chain runs (attempt 2 against the mirror too, not hidden by pip\'s lines), strictly increasing', said);
+  const told = [];
+  const withProgress = (args) => client.callTool({ name: 'pyenv_install', arguments: args }, undefined,
+    { timeout: 120000, onprogress: (p) => told.push(p.message || '') });
   const [a, b] = await Promise.all([
-    call('pyenv_install', { packages: ['pwtest-beta'], venv: 'env4', index: env.INDEX_OK }),
-    call('pyenv_install', { packages: ['pwtest-alpha==1.0'], venv: 'env4', index: env.INDEX_OK, upgrade: true }),
+    withProgress({ packages: ['pwtest-beta'], venv: 'env4', index: env.INDEX_OK }),
+    withProgress({ packages: ['pwtest-alpha==1.0'], venv: 'env4', index: env.INDEX_OK, upgrade: true }),
   ]);
   ok(!a.isError && !b.isError && structured(a).outcome === 'ok' && structured(b).outcome === 'ok',
     'two installs sent at once into one environment both succeed', [a, b]);
@@ -383,6 +392,8 @@ async function chainSession() {
   const overlap = spans.some((x) => spans.some((y) => x[0] < y[0] && x[1] < y[2] && y[1] < x[2]));
   ok(ops.length === 2 && spans.length >= 2 && !overlap,
     'their pip runs took turns on the environment\'s lock (no two attempts overlap in the catalog)', spans);
+  ok(told.some((m) => /^waiting for .*env4: it is locked by /.test(m)),
+    'the one that waited was told so in its progress (waiting for env4: it is locked by ...)', told);
   r = await call('python', { code: 'import pwtest_alpha, pwtest_beta; 1', venv: 'env4' });
   ok(!r.isError, 'both packages are there', r);
   await client.close();
