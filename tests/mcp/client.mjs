@@ -253,6 +253,26 @@ async function runtimeSession() {
   try { ops = JSON.parse(h.stdout).operations || []; } catch { /* reported below */ }
   ok(ops.some((o) => /mcp/.test(JSON.stringify(o)) && /polite-agent 9\.8\.7/.test(JSON.stringify(o))),
     'history records the install with the user and the agent (client name and version)', h.stdout.slice(0, 1500));
+  ok(ops.some((o) => o.outcome === 'ok' && /\(consent: asked of the human through the client\)/.test(o.command || '')),
+    'and that the consent was the human\'s, asked through the client', ops);
+
+  // the operator's standing consent: a client that cannot ask installs, and the catalog says whose consent it was
+  const box = `${env.BOX}-operator`;
+  const transport = new StdioClientTransport({
+    command: PYWARD, args: ['--box-root', box, '-C', env.WS, 'mcp', '--allow-runtime-install'], env: serverEnv(), stderr: 'pipe',
+  });
+  const op = new Client({ name: 'mute-agent', version: '9.8.7' }, { capabilities: {} });
+  await op.connect(transport);
+  r = await op.callTool({ name: 'runtime_install', arguments: {} }, undefined, { timeout: 120000 });
+  ok(!r.isError && structured(r).result === 'installed' && structured(r).version === env.RT_VER,
+    '--allow-runtime-install: a client that cannot ask installs on the operator\'s standing consent', r);
+  await op.close();
+  let opOps = [];
+  try { opOps = JSON.parse((await pywardCli(['--json', 'history', '--kind', 'runtime.install'], box)).stdout).operations || []; } catch { /* below */ }
+  ok(opOps.length === 1 && opOps[0].outcome === 'ok'
+    && /\(consent: the operator's, pyward mcp --allow-runtime-install\)/.test(opOps[0].command || '')
+    && /mute-agent 9\.8\.7/.test(opOps[0].command || ''),
+  'the catalog records that install as the operator\'s consent, with the agent that asked', opOps);
 }
 
 // ---------------------------------------------------------------- environments
