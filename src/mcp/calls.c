@@ -345,9 +345,9 @@ static void queue_progress(pw_mcp_call *c, double progress, double total, const 
 	pthread_mutex_unlock(&c->reg->lock);
 }
 
-void pw_mcp_call_progress(pw_mcp_call *c, double done, double total, const char *message)
+void pw_mcp_call_progress(pw_mcp_call *c, double progress, double total, const char *message)
 {
-	queue_progress(c, done, total, message, false);
+	queue_progress(c, progress, total, message, false);
 }
 
 static void events_progress(void *ud, const pw_progress *p)

@@ -217,7 +217,7 @@ static void draw_title(void)
  * help (?) lists the rest. */
 static void draw_hint_items(int y, int x, int width, const char *hint)
 {
-	const char *mark = pw_draw_unicode() ? "…" : "~";
+	const char *mark = pw_draw_mark();
 	bool all_fit = pw_draw_width(hint) <= width;
 	int room = all_fit ? width : width - 3; /* "  …" */
 	const char *s = hint;
@@ -413,6 +413,16 @@ static bool global_key(pw_app *app, int ch)
 	return false;
 }
 
+/* A key for the open dialog; the dialog goes once it is answered. */
+static void dialog_key(pw_app *app, int raw)
+{
+	if (pw_dialog_key(app->dialog, raw)) {
+		pw_dialog *d = app->dialog;
+		app->dialog = NULL;
+		pw_dialog_finish(&d);
+	}
+}
+
 static void handle_key(pw_app *app, int raw)
 {
 	app->dirty = app->urgent = true;
@@ -420,22 +430,14 @@ static void handle_key(pw_app *app, int raw)
 		return;
 	if (too_small()) {
 		if (pw_keys_normalize(raw) == 'q') {
-			if (app->dialog) { /* answered as Esc would: no, or no text */
-				pw_dialog_key(app->dialog, PW_KEY_ESC);
-				pw_dialog *d = app->dialog;
-				app->dialog = NULL;
-				pw_dialog_finish(&d);
-			}
+			if (app->dialog) /* answered as Esc would: no, or no text */
+				dialog_key(app, PW_KEY_ESC);
 			on_quit_answer(app, true);
 		}
 		return;
 	}
 	if (app->dialog) {
-		if (pw_dialog_key(app->dialog, raw)) {
-			pw_dialog *d = app->dialog;
-			app->dialog = NULL;
-			pw_dialog_finish(&d);
-		}
+		dialog_key(app, raw);
 		return;
 	}
 	int ch = pw_keys_normalize(raw);

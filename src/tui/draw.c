@@ -45,6 +45,11 @@ bool pw_draw_unicode(void)
 	return unicode;
 }
 
+const char *pw_draw_mark(void)
+{
+	return unicode ? "\u2026" : "~";
+}
+
 attr_t pw_draw_attr(pw_color c)
 {
 	return attrs[c];
@@ -181,7 +186,7 @@ int pw_draw_text_cut(WINDOW *w, int y, int x, int width, const char *s)
 	if (!s || width <= 1 || pw_draw_width(s) <= width)
 		return pw_draw_text(w, y, x, width, s);
 	int used = pw_draw_text(w, y, x, width - 1, s);
-	mvwaddstr(w, y, x + used, unicode ? "\u2026" : "~");
+	mvwaddstr(w, y, x + used, pw_draw_mark());
 	return used + 1;
 }
 
@@ -189,7 +194,7 @@ int pw_draw_wrapped_cut(WINDOW *w, int y, int x, int width, int max_rows, int in
 {
 	int rows = pw_draw_wrapped(w, y, x, width, max_rows, indent, s);
 	if (w && rows > 0 && width > 1 && pw_draw_wrapped(NULL, 0, 0, width, max_rows + 1, indent, s) > max_rows)
-		mvwaddstr(w, y + rows - 1, x + width - 1, unicode ? "\u2026" : "~");
+		mvwaddstr(w, y + rows - 1, x + width - 1, pw_draw_mark());
 	return rows;
 }
 
@@ -206,7 +211,7 @@ int pw_draw_text_tail(WINDOW *w, int y, int x, int width, const char *s)
 		size_t n = next_wchar(tail, len - (size_t)(tail - s), &st, &wc);
 		tail += n ? n : 1;
 	}
-	mvwaddstr(w, y, x, unicode ? "\u2026" : "~");
+	mvwaddstr(w, y, x, pw_draw_mark());
 	return 1 + pw_draw_text(w, y, x + 1, width - 1, tail);
 }
 

@@ -41,6 +41,8 @@ typedef enum pw_color {
 /* Call once after initscr/newterm. */
 void pw_draw_init(bool ascii, bool no_color);
 bool pw_draw_unicode(void);
+/* The mark that ends cut text: "…", or "~" where lines are ASCII. */
+const char *pw_draw_mark(void);
 /* The attributes for a role (colour pair or monochrome attributes). */
 attr_t pw_draw_attr(pw_color c);
 void pw_draw_set(WINDOW *w, pw_color c);

@@ -328,14 +328,20 @@ static void on_event(void *self, const pw_job_event *ev)
 		reload(p);
 }
 
-static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *value)
+/* A field's label in its column; what follows is drawn in normal colour. */
+static void label(WINDOW *win, pw_rect r, int y, const char *text)
+{
+	pw_draw_set(win, PW_C_LABEL);
+	pw_draw_text(win, y, r.x, LABEL_W, text);
+	pw_draw_set(win, PW_C_NORMAL);
+}
+
+static int field(WINDOW *win, pw_rect r, int y, const char *name, const char *value)
 {
 	int room = r.y + r.h - y;
 	if (room <= 0)
 		return 0;
-	pw_draw_set(win, PW_C_LABEL);
-	pw_draw_text(win, y, r.x, LABEL_W, label);
-	pw_draw_set(win, PW_C_NORMAL);
+	label(win, r, y, name);
 	return pw_draw_wrapped_cut(win, y, r.x + LABEL_W, r.w - LABEL_W, room < 2 ? room : 2, 0,
 				   value && *value ? value : "-");
 }
@@ -343,13 +349,11 @@ static int field(WINDOW *win, pw_rect r, int y, const char *label, const char *v
 /* One row at most: a short terminal shows every field, each cut to fit
  * (path: keeps its end, the rest with a mark); `pyward runtime status` and
  * a taller terminal show the whole values. */
-static int field_row(WINDOW *win, pw_rect r, int y, const char *label, const char *value, bool path)
+static int field_row(WINDOW *win, pw_rect r, int y, const char *name, const char *value, bool path)
 {
 	if (y >= r.y + r.h)
 		return 0;
-	pw_draw_set(win, PW_C_LABEL);
-	pw_draw_text(win, y, r.x, LABEL_W, label);
-	pw_draw_set(win, PW_C_NORMAL);
+	label(win, r, y, name);
 	const char *v = value && *value ? value : "-";
 	if (path)
 		pw_draw_text_tail(win, y, r.x + LABEL_W, r.w - LABEL_W, v);
@@ -361,8 +365,7 @@ static int field_row(WINDOW *win, pw_rect r, int y, const char *label, const cha
 static int draw_state_line(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	static const pw_color colors[] = { PW_C_WARN, PW_C_OK, PW_C_ERROR };
-	pw_draw_set(win, PW_C_LABEL);
-	pw_draw_text(win, y, r.x, LABEL_W, _("Runtime:"));
+	label(win, r, y, _("Runtime:"));
 	pw_draw_set(win, colors[s->info.state]);
 	const char *names[] = { _("not provisioned"), _("installed"), _("broken") };
 	int used = pw_draw_text(win, y, r.x + LABEL_W, r.w - LABEL_W, names[s->info.state]);
@@ -419,14 +422,20 @@ static int draw_version(const status_data *s, WINDOW *win, pw_rect r, int y)
 	return y;
 }
 
+/* Where the pins came from, NULL when unknown; a new string. */
+static char *pins_text(const pw_runtime_info *i)
+{
+	return i->pins_source ? xasprintf("%s%s", i->pins_source, i->pins_from_operator ? _(" (operator-supplied)") : "")
+			      : NULL;
+}
+
 static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	const pw_runtime_info *i = &s->info;
 	y += field(win, r, y, _("Platform:"), i->platform);
 	y += field(win, r, y, _("Pin SHA256:"), i->sha256);
 	y += field(win, r, y, _("Source:"), i->url);
-	char *pins = i->pins_source ? xasprintf("%s%s", i->pins_source, i->pins_from_operator ? _(" (operator-supplied)") : "")
-				    : NULL;
+	char *pins = pins_text(i);
 	y += field(win, r, y, _("Pins:"), pins);
 	free(pins);
 	y += field(win, r, y, _("Path:"), i->path);
@@ -448,7 +457,7 @@ static int draw_details(const status_data *s, WINDOW *win, pw_rect r, int y)
 static int draw_details_compact(const status_data *s, WINDOW *win, pw_rect r, int y)
 {
 	const pw_runtime_info *i = &s->info;
-	const char *mark = pw_draw_unicode() ? "\u2026" : "~";
+	const char *mark = pw_draw_mark();
 	int w = r.w - LABEL_W;
 	y += field_row(win, r, y, _("Path:"), i->path, true);
 	char size[32], when[32];
@@ -464,8 +473,7 @@ static int draw_details_compact(const status_data *s, WINDOW *win, pw_rect r, in
 	y += field_row(win, r, y, _("Source:"), url, false);
 	free(url);
 	y += field_row(win, r, y, _("Platform:"), i->platform, false);
-	char *pins = i->pins_source ? xasprintf("%s%s", i->pins_source, i->pins_from_operator ? _(" (operator-supplied)") : "")
-				    : NULL;
+	char *pins = pins_text(i);
 	y += field_row(win, r, y, _("Pins:"), pins, true);
 	free(pins);
 	return y;
