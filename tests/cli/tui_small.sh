@@ -105,7 +105,7 @@ ok "shrunk with the dialog open, the notice says the dialog waits" wait_for "A d
 keys x y
 T resize-window -t "$S" -x 60 -y 15
 ok "grown again, the dialog is back" wait_for "Name (a folder"
-unlike "$SCREEN" "\.venvxy|\.venvx" "the keys typed while it could not be seen did not reach it"
+unlike "$SCREEN" "\.venv[xy]" "the keys typed while it could not be seen did not reach it"
 T resize-window -t "$S" -x 50 -y 12
 wait_for "A dialog is open" >/dev/null
 keys q
